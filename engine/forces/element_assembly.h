@@ -1,0 +1,67 @@
+// Assembly of per-tetrahedron contributions (element-based models: total-Lagrangian StVK,
+// corotational) into vertex forces and the edge-block stiffness. Tetrahedra are processed in
+// colour classes in which no two share a vertex, so scattering needs no atomics and the summation
+// order, hence the result, is the same for any thread count.
+#pragma once
+
+#include "engine/forces/force_model.h"
+#include "engine/parallel/parallel.h"
+
+namespace softbody {
+
+struct TetColoring {
+  std::vector<Index> order;          // tetrahedra grouped by colour
+  std::vector<Index> color_offsets;  // colour c holds order[color_offsets[c] .. color_offsets[c+1])
+  Index num_colors() const { return static_cast<Index>(color_offsets.size()) - 1; }
+};
+
+TetColoring color_tets(const MeshTopology& topology);
+
+// Contribution of one tetrahedron, in local vertex numbering.
+struct ElementContribution {
+  double energy = 0;
+  std::array<Vec3, 4> f;
+  std::array<Mat3, 4> diagonal;  // d f_i / d p_i
+  std::array<Mat3, 6> edge;      // d f_i / d p_j for local edge k = (i, j) of kTetEdgeLocal
+};
+
+struct ElementWorkspace : ForceWorkspace {
+  std::vector<double> tet_energy;
+};
+
+// kernel(t, what, contribution) computes tetrahedron t's contribution.
+template <typename Kernel>
+void assemble_elements(const MeshTopology& topology, const TetColoring& coloring, unsigned what,
+                       ElementWorkspace& ws, ForceOutput& out, Kernel&& kernel) {
+  const auto& tets = topology.tets();
+  ws.tet_energy.resize(static_cast<size_t>(topology.num_tets()));
+  for (Index c = 0; c < coloring.num_colors(); ++c) {
+    const Index begin = coloring.color_offsets[static_cast<size_t>(c)];
+    parallel_for(coloring.color_offsets[static_cast<size_t>(c) + 1] - begin, [&](std::ptrdiff_t i) {
+      const Index t = coloring.order[static_cast<size_t>(begin + i)];
+      ElementContribution local;
+      kernel(t, what, local);
+      const Tet& tet = tets[static_cast<size_t>(t)];
+      ws.tet_energy[static_cast<size_t>(t)] = local.energy;
+      if (what & kEvalForces) {
+        for (size_t k = 0; k < 4; ++k) out.f[static_cast<size_t>(tet[k])] += local.f[k];
+      }
+      if (what & kEvalStiffness) {
+        for (size_t k = 0; k < 4; ++k) out.K.vertex_blocks[static_cast<size_t>(tet[k])] += local.diagonal[k];
+        for (int k = 0; k < 6; ++k) {
+          Mat3& block = out.K.edge_blocks[static_cast<size_t>(topology.tet_edge(t, k))];
+          if (topology.tet_edge_flipped(t, k)) {
+            block += local.edge[static_cast<size_t>(k)].transpose();
+          } else {
+            block += local.edge[static_cast<size_t>(k)];
+          }
+        }
+      }
+    });
+  }
+  if (what & kEvalEnergy) {
+    out.energy += deterministic_sum(topology.num_tets(), [&](std::ptrdiff_t t) { return ws.tet_energy[static_cast<size_t>(t)]; });
+  }
+}
+
+}  // namespace softbody

@@ -1,0 +1,45 @@
+#include "engine/forces/force_model.h"
+
+#include <stdexcept>
+
+#include "engine/forces/element_models.h"
+#include "engine/forces/stvk_edge.h"
+#include "engine/forces/volumetric.h"
+
+namespace softbody {
+
+void ForceModel::prepare_output(unsigned what, ForceOutput& out) const {
+  out.energy = 0;
+  if (what & kEvalForces) out.f.assign(static_cast<size_t>(topology_->num_vertices()), Vec3::Zero());
+  if (what & kEvalStiffness) {
+    out.K.resize(topology_->num_vertices(), topology_->num_edges());
+    out.K.set_zero();
+  }
+}
+
+const std::vector<std::string>& force_model_names() {
+  static const std::vector<std::string> names = {"stvk-edge", "stvk-tl", "nsn", "corotational"};
+  return names;
+}
+
+std::unique_ptr<ForceModel> make_force_model(const std::string& name, std::shared_ptr<const MeshTopology> topology,
+                                             const Vec3Array& rest_positions, const Material& material,
+                                             VolumetricKind volumetric) {
+  std::unique_ptr<ForceModel> model;
+  if (name == "stvk-edge") {
+    model = std::make_unique<StvkEdgeModel>(topology, rest_positions, material, true);
+  } else if (name == "nsn") {
+    model = std::make_unique<StvkEdgeModel>(topology, rest_positions, material, false);
+  } else if (name == "stvk-tl") {
+    model = std::make_unique<StvkTotalLagrangianModel>(topology, rest_positions, material);
+  } else if (name == "corotational") {
+    model = std::make_unique<CorotationalModel>(topology, rest_positions, material);
+  } else {
+    throw std::invalid_argument("unknown force model '" + name + "' (stvk-edge, stvk-tl, nsn, corotational)");
+  }
+  if (volumetric == VolumetricKind::kNone) return model;
+  VolumetricTerm term(topology, rest_positions, material, volumetric);
+  return std::make_unique<ModelWithVolumetric>(std::move(model), std::move(term));
+}
+
+}  // namespace softbody

@@ -1,0 +1,71 @@
+// The interface every material model implements: from vertex positions p, the strain energy W,
+// the vertex forces f and the tangent stiffness K in edge-block form.
+//
+// Sign convention (seed 003 eqs. 1-2, 25): f = dW/dp and K = df/dp (the Hessian of W). The
+// elastic force acting on the vertices is -f, so the equation of motion is M a + B v + f = h.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/forces/edge_block_matrix.h"
+#include "engine/forces/material.h"
+#include "engine/mesh/topology.h"
+
+namespace softbody {
+
+enum EvalFlags : unsigned {
+  kEvalEnergy = 1u << 0,
+  kEvalForces = 1u << 1,
+  kEvalStiffness = 1u << 2,
+  kEvalAll = kEvalEnergy | kEvalForces | kEvalStiffness,
+};
+
+struct ForceOutput {
+  double energy = 0;
+  Vec3Array f;
+  EdgeBlockMatrix K;
+};
+
+// Scratch memory of one evaluation; models are immutable and shared, so each caller (session,
+// thread) owns its workspace.
+struct ForceWorkspace {
+  virtual ~ForceWorkspace() = default;
+};
+
+class ForceModel {
+ public:
+  virtual ~ForceModel() = default;
+  virtual std::string name() const = 0;
+  const MeshTopology& topology() const { return *topology_; }
+  const std::shared_ptr<const MeshTopology>& topology_ptr() const { return topology_; }
+
+  virtual std::unique_ptr<ForceWorkspace> make_workspace() const { return std::make_unique<ForceWorkspace>(); }
+  // Fills the parts of `out` that `what` asks for (resizing them); p has one entry per vertex.
+  virtual void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const = 0;
+
+  // Convenience for tests and tools: evaluation with a fresh workspace.
+  ForceOutput evaluate(const Vec3Array& p, unsigned what = kEvalAll) const {
+    ForceOutput out;
+    auto workspace = make_workspace();
+    evaluate(p, what, *workspace, out);
+    return out;
+  }
+
+ protected:
+  explicit ForceModel(std::shared_ptr<const MeshTopology> topology) : topology_(std::move(topology)) {}
+  // Sizes and zeroes the requested outputs.
+  void prepare_output(unsigned what, ForceOutput& out) const;
+
+  std::shared_ptr<const MeshTopology> topology_;
+};
+
+// Model names: "stvk-edge", "stvk-tl", "nsn", "corotational".
+std::unique_ptr<ForceModel> make_force_model(const std::string& name, std::shared_ptr<const MeshTopology> topology,
+                                             const Vec3Array& rest_positions, const Material& material,
+                                             VolumetricKind volumetric = VolumetricKind::kNone);
+
+const std::vector<std::string>& force_model_names();
+
+}  // namespace softbody

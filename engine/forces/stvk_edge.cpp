@@ -1,0 +1,210 @@
+#include "engine/forces/stvk_edge.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/forces/rest_geometry.h"
+#include "engine/parallel/parallel.h"
+
+namespace softbody {
+namespace {
+
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+
+// Column of Q_T^{-1} (seed 003 eq. 17) for the edge joining local vertices i and j. From
+// F^T F = -sum_{i<j} |p_i - p_j|^2 sym(alpha_i alpha_j^T) (which uses sum_i alpha_i = 0), the
+// strain is E = -1/2 sum_edges zeta(E) sym(alpha_i alpha_j^T); in the Voigt order of eq. 4
+// (engineering shears) this is eps = 1/2 Q^{-1} zeta with the columns below. This closed form
+// avoids inverting the 6x6 matrix Q_T, which is badly conditioned for slivers.
+Vec6 strain_column(const Vec3& ai, const Vec3& aj) {
+  Vec6 b;
+  b << -ai.x() * aj.x(), -ai.y() * aj.y(), -ai.z() * aj.z(), -(ai.x() * aj.y() + ai.y() * aj.x()),
+      -(ai.y() * aj.z() + ai.z() * aj.y()), -(ai.z() * aj.x() + ai.x() * aj.z());
+  return b;
+}
+
+}  // namespace
+
+struct StvkEdgeWorkspace : ForceWorkspace {
+  Vec3Array ptilde;  // current edge vectors
+  std::vector<double> zeta;
+  std::vector<double> g;
+};
+
+StvkEdgeModel::StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
+                             const Material& material, bool include_tseps)
+    : ForceModel(std::move(topology)), include_tseps_(include_tseps) {
+  const MeshTopology& topo = *topology_;
+  if (static_cast<Index>(rest.size()) != topo.num_vertices()) throw std::invalid_argument("rest positions do not match the mesh");
+  material.check();
+  const double lambda = material.lambda(), mu = material.mu();
+  const auto& edges = topo.edges();
+  const auto& tseps = topo.tseps();
+  h_.resize(edges.size());
+  for (size_t e = 0; e < edges.size(); ++e) h_[e] = (rest[static_cast<size_t>(edges[e][0])] - rest[static_cast<size_t>(edges[e][1])]).squaredNorm();
+  l_edge_.assign(edges.size(), 0.0);
+  l_tsep_.assign(tseps.size(), 0.0);
+
+  auto find_tsep = [&](Index a, Index b) {
+    std::array<Index, 2> key = {std::min(a, b), std::max(a, b)};
+    auto it = std::lower_bound(tseps.begin(), tseps.end(), key,
+                               [](const Tsep& t, const std::array<Index, 2>& k) { return t.edge < k; });
+    return static_cast<size_t>(it - tseps.begin());
+  };
+
+  std::vector<TetRestGeometry> geometry = compute_rest_geometry(rest, topo.tets());
+  for (Index t = 0; t < topo.num_tets(); ++t) {
+    const TetRestGeometry& g = geometry[static_cast<size_t>(t)];
+    std::array<Vec6, 6> b;
+    for (int k = 0; k < 6; ++k) {
+      b[static_cast<size_t>(k)] = strain_column(g.shape_gradient[static_cast<size_t>(kTetEdgeLocal[k][0])],
+                                                g.shape_gradient[static_cast<size_t>(kTetEdgeLocal[k][1])]);
+    }
+    // L_T = (C_T/12) Q^-T D Q^-1 (eq. 19) with C_T = 6 V; D applied through its structure (eq. 7).
+    auto l_t = [&](int k, int l) {
+      const Vec6& x = b[static_cast<size_t>(k)];
+      const Vec6& y = b[static_cast<size_t>(l)];
+      double trace = (x[0] + x[1] + x[2]) * (y[0] + y[1] + y[2]);
+      double normal = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+      double shear = x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
+      return 0.5 * g.volume * (lambda * trace + 2 * mu * normal + mu * shear);
+    };
+    for (int k = 0; k < 6; ++k) {
+      l_edge_[static_cast<size_t>(topo.tet_edge(t, k))] += l_t(k, k);
+      for (int l = k + 1; l < 6; ++l) l_tsep_[find_tsep(topo.tet_edge(t, k), topo.tet_edge(t, l))] += l_t(k, l);
+    }
+  }
+  if (include_tseps_) build_gather_lists();
+}
+
+void StvkEdgeModel::build_gather_lists() {
+  const MeshTopology& topo = *topology_;
+  const auto& tseps = topo.tseps();
+  const size_t ne = static_cast<size_t>(topo.num_edges());
+
+  // g-lists: every TSEP appears in the list of each of its two edges.
+  g_offsets_.assign(ne + 1, 0);
+  for (const Tsep& p : tseps) {
+    ++g_offsets_[static_cast<size_t>(p.edge[0]) + 1];
+    ++g_offsets_[static_cast<size_t>(p.edge[1]) + 1];
+  }
+  for (size_t e = 0; e < ne; ++e) g_offsets_[e + 1] += g_offsets_[e];
+  g_neighbors_.resize(static_cast<size_t>(g_offsets_[ne]));
+  std::vector<Index> fill(g_offsets_.begin(), g_offsets_.end() - 1);
+  for (size_t p = 0; p < tseps.size(); ++p) {
+    const Tsep& t = tseps[p];
+    g_neighbors_[static_cast<size_t>(fill[static_cast<size_t>(t.edge[0])]++)] = {t.edge[1], l_tsep_[p]};
+    g_neighbors_[static_cast<size_t>(fill[static_cast<size_t>(t.edge[1])]++)] = {t.edge[0], l_tsep_[p]};
+  }
+
+  // K-lists (seed 003 eq. 31 / algKE): K_p = 2 L(P) ptilde(E_p0) ptilde(E_p1)^T goes with sign
+  // (-1)^(i+j) into K(E_p2(P,i,j)), transposed where s(P,i,j) = -1.
+  k_offsets_.assign(ne + 1, 0);
+  for (const Tsep& t : tseps) {
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 2; ++j) {
+        if (t.s[static_cast<size_t>(i)][static_cast<size_t>(j)] != 0) ++k_offsets_[static_cast<size_t>(t.e_p2[static_cast<size_t>(i)][static_cast<size_t>(j)]) + 1];
+      }
+    }
+  }
+  for (size_t e = 0; e < ne; ++e) k_offsets_[e + 1] += k_offsets_[e];
+  k_terms_.resize(static_cast<size_t>(k_offsets_[ne]));
+  fill.assign(k_offsets_.begin(), k_offsets_.end() - 1);
+  for (size_t p = 0; p < tseps.size(); ++p) {
+    const Tsep& t = tseps[p];
+    for (size_t i = 0; i < 2; ++i) {
+      for (size_t j = 0; j < 2; ++j) {
+        if (t.s[i][j] == 0) continue;
+        double coef = ((i + j) % 2 == 0 ? 2.0 : -2.0) * l_tsep_[p];
+        KTerm term = t.s[i][j] > 0 ? KTerm{coef, t.edge[0], t.edge[1]} : KTerm{coef, t.edge[1], t.edge[0]};
+        k_terms_[static_cast<size_t>(fill[static_cast<size_t>(t.e_p2[i][j])]++)] = term;
+      }
+    }
+  }
+  for (size_t e = 0; e < ne; ++e) {
+    std::sort(k_terms_.begin() + k_offsets_[e], k_terms_.begin() + k_offsets_[e + 1],
+              [](const KTerm& a, const KTerm& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; });
+  }
+}
+
+std::unique_ptr<ForceWorkspace> StvkEdgeModel::make_workspace() const {
+  auto ws = std::make_unique<StvkEdgeWorkspace>();
+  const auto ne = static_cast<size_t>(topology_->num_edges());
+  ws->ptilde.resize(ne);
+  ws->zeta.resize(ne);
+  ws->g.resize(ne);
+  return ws;
+}
+
+void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const {
+  auto& ws = dynamic_cast<StvkEdgeWorkspace&>(workspace);
+  const MeshTopology& topo = *topology_;
+  const auto& edges = topo.edges();
+  const std::ptrdiff_t ne = topo.num_edges();
+  prepare_output(what, out);
+
+  // algF, first loop: edge vectors and squared-length changes (eq. 15).
+  parallel_for(ne, [&](std::ptrdiff_t e) {
+    const EdgeVertices& ev = edges[static_cast<size_t>(e)];
+    Vec3 d = p[static_cast<size_t>(ev[0])] - p[static_cast<size_t>(ev[1])];
+    ws.ptilde[static_cast<size_t>(e)] = d;
+    ws.zeta[static_cast<size_t>(e)] = d.squaredNorm() - h_[static_cast<size_t>(e)];
+  });
+  // g(E) = L(E) zeta(E) + sum over TSEPs containing E of L(P) zeta(other edge) (eq. 28).
+  parallel_for(ne, [&](std::ptrdiff_t e) {
+    double g = l_edge_[static_cast<size_t>(e)] * ws.zeta[static_cast<size_t>(e)];
+    if (include_tseps_) {
+      for (Index k = g_offsets_[static_cast<size_t>(e)]; k < g_offsets_[static_cast<size_t>(e) + 1]; ++k) {
+        const GNeighbor& n = g_neighbors_[static_cast<size_t>(k)];
+        g += n.l * ws.zeta[static_cast<size_t>(n.other_edge)];
+      }
+    }
+    ws.g[static_cast<size_t>(e)] = g;
+  });
+  if (what & kEvalEnergy) {
+    // W = 1/4 sum_E zeta(E) g(E), which expands to eq. 24.
+    out.energy = 0.25 * deterministic_sum(ne, [&](std::ptrdiff_t e) {
+                   return ws.zeta[static_cast<size_t>(e)] * ws.g[static_cast<size_t>(e)];
+                 });
+  }
+  if (what & kEvalForces) {
+    // f(V) = sum_E t(V,E) ptilde(E) g(E) (eq. 25).
+    parallel_for(topo.num_vertices(), [&](std::ptrdiff_t v) {
+      Vec3 f = Vec3::Zero();
+      for (const VertexEdge& ve : topo.vertex_edges(static_cast<Index>(v))) {
+        f += (ve.sign * ws.g[static_cast<size_t>(ve.edge)]) * ws.ptilde[static_cast<size_t>(ve.edge)];
+      }
+      out.f[static_cast<size_t>(v)] = f;
+    });
+  }
+  if (what & kEvalStiffness) {
+    // algKE: K(E) = -g I - 2 L(E) ptilde ptilde^T + TSEP terms (eq. 31).
+    parallel_for(ne, [&](std::ptrdiff_t e) {
+      const Vec3& d = ws.ptilde[static_cast<size_t>(e)];
+      Mat3 k = (-2.0 * l_edge_[static_cast<size_t>(e)] * d) * d.transpose();
+      k.diagonal().array() -= ws.g[static_cast<size_t>(e)];
+      if (include_tseps_) {
+        for (Index i = k_offsets_[static_cast<size_t>(e)]; i < k_offsets_[static_cast<size_t>(e) + 1]; ++i) {
+          const KTerm& t = k_terms_[static_cast<size_t>(i)];
+          k.noalias() += (t.coef * ws.ptilde[static_cast<size_t>(t.u)]) * ws.ptilde[static_cast<size_t>(t.v)].transpose();
+        }
+      }
+      out.K.edge_blocks[static_cast<size_t>(e)] = k;
+    });
+    // algKV: K(V) = -sum K(E) over edges leaving V - sum K(E)^T over edges entering V (eq. 30).
+    parallel_for(topo.num_vertices(), [&](std::ptrdiff_t v) {
+      Mat3 k = Mat3::Zero();
+      for (const VertexEdge& ve : topo.vertex_edges(static_cast<Index>(v))) {
+        const Mat3& ke = out.K.edge_blocks[static_cast<size_t>(ve.edge)];
+        if (ve.sign > 0) {
+          k -= ke;
+        } else {
+          k -= ke.transpose();
+        }
+      }
+      out.K.vertex_blocks[static_cast<size_t>(v)] = k;
+    });
+  }
+}
+
+}  // namespace softbody

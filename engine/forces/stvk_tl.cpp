@@ -1,0 +1,60 @@
+// Total-Lagrangian StVK per tetrahedron (seed 003 Appendix B, eqs. 48-51), written out in a form
+// with few operations: with a_i = F alpha_i and B = F F^T,
+//   f_i  = V F S alpha_i
+//   K_ij = V [ (alpha_i . S alpha_j) I + mu (alpha_i . alpha_j) B + mu a_j a_i^T + lambda a_i a_j^T ].
+#include <stdexcept>
+
+#include "engine/forces/element_models.h"
+
+namespace softbody {
+
+StvkTotalLagrangianModel::StvkTotalLagrangianModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
+                                                   const Material& material)
+    : ForceModel(std::move(topology)),
+      geometry_(compute_rest_geometry(rest, topology_->tets())),
+      coloring_(color_tets(*topology_)),
+      lambda_(material.lambda()),
+      mu_(material.mu()) {
+  material.check();
+  if (static_cast<Index>(rest.size()) != topology_->num_vertices()) throw std::invalid_argument("rest positions do not match the mesh");
+}
+
+void StvkTotalLagrangianModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                                        ForceOutput& out) const {
+  prepare_output(what, out);
+  const auto& tets = topology_->tets();
+  assemble_elements(*topology_, coloring_, what, dynamic_cast<ElementWorkspace&>(workspace), out,
+                    [&](Index t, unsigned w, ElementContribution& c) {
+                      const TetRestGeometry& g = geometry_[static_cast<size_t>(t)];
+                      const Mat3 f = deformation_gradient(p, tets[static_cast<size_t>(t)], g);
+                      const Mat3 e = 0.5 * (f.transpose() * f - Mat3::Identity());
+                      const double tr = e.trace();
+                      Mat3 s = 2 * mu_ * e;
+                      s.diagonal().array() += lambda_ * tr;
+                      const double v = g.volume;
+                      c.energy = v * (mu_ * e.squaredNorm() + 0.5 * lambda_ * tr * tr);
+                      std::array<Vec3, 4> s_alpha, a;
+                      for (size_t i = 0; i < 4; ++i) {
+                        s_alpha[i] = s * g.shape_gradient[i];
+                        a[i] = f * g.shape_gradient[i];
+                      }
+                      if (w & kEvalForces) {
+                        for (size_t i = 0; i < 4; ++i) c.f[i] = v * (f * s_alpha[i]);
+                      }
+                      if (!(w & kEvalStiffness)) return;
+                      const Mat3 b = f * f.transpose();
+                      auto block = [&](size_t i, size_t j) {
+                        Mat3 k = (v * mu_ * g.shape_gradient[i].dot(g.shape_gradient[j])) * b;
+                        k.noalias() += (v * mu_) * a[j] * a[i].transpose();
+                        k.noalias() += (v * lambda_) * a[i] * a[j].transpose();
+                        k.diagonal().array() += v * g.shape_gradient[i].dot(s_alpha[j]);
+                        return k;
+                      };
+                      for (size_t i = 0; i < 4; ++i) c.diagonal[i] = block(i, i);
+                      for (size_t k = 0; k < 6; ++k) {
+                        c.edge[k] = block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
+                      }
+                    });
+}
+
+}  // namespace softbody

@@ -1,0 +1,170 @@
+#include "engine/forces/volumetric.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/parallel/parallel.h"
+
+namespace softbody {
+namespace {
+
+// For local edge k = (i, j), the other two local vertices (w, x) ordered so that (i, j, w, x) is an
+// even permutation of (0, 1, 2, 3); then d^2 C / dp_i dp_j = [p_w - p_x]x.
+constexpr std::array<std::array<int, 2>, 6> kEvenCompletion = {{{2, 3}, {3, 1}, {1, 2}, {0, 3}, {2, 0}, {0, 1}}};
+
+Mat3 cross_matrix(const Vec3& w) {
+  Mat3 m;
+  m << 0, -w.z(), w.y(), w.z(), 0, -w.x(), -w.y(), w.x(), 0;
+  return m;
+}
+
+// CSR lists from (key, value) pairs produced by `emit(add)`.
+template <typename Emit>
+void build_csr(size_t num_keys, Emit&& emit, std::vector<Index>& offsets, std::vector<Index>& values) {
+  offsets.assign(num_keys + 1, 0);
+  emit([&](Index key, Index) { ++offsets[static_cast<size_t>(key) + 1]; });
+  for (size_t k = 0; k < num_keys; ++k) offsets[k + 1] += offsets[k];
+  values.resize(static_cast<size_t>(offsets[num_keys]));
+  std::vector<Index> fill(offsets.begin(), offsets.end() - 1);
+  emit([&](Index key, Index value) { values[static_cast<size_t>(fill[static_cast<size_t>(key)]++)] = value; });
+}
+
+}  // namespace
+
+// Per-tetrahedron quantities computed once per evaluation and gathered by vertices and edges.
+struct VolumetricTerm::TetState {
+  double a1;                // psi' / 6: force factor on dC/dp
+  double a2;                // psi'' / (6 C^ini): stiffness factor on dC/dp dC/dp^T
+  std::array<Vec3, 4> grad; // dC / dp_i
+};
+
+VolumetricTerm::VolumetricTerm(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
+                               const Material& material, VolumetricKind kind)
+    : topology_(std::move(topology)), kind_(kind) {
+  material.check();
+  const double e = material.youngs_modulus, nu = material.poisson_ratio;
+  coefficient_ = kind == VolumetricKind::kCubic ? e / (4 * (1 - 2 * nu)) : 0.1 * e / (6 * (1 - 2 * nu));
+  const auto& tets = topology_->tets();
+  rest_six_volume_.resize(tets.size());
+  for (size_t t = 0; t < tets.size(); ++t) rest_six_volume_[t] = six_signed_volume(rest, tets[t]);
+  build_csr(
+      static_cast<size_t>(topology_->num_vertices()),
+      [&](auto add) {
+        for (size_t t = 0; t < tets.size(); ++t) {
+          for (size_t i = 0; i < 4; ++i) add(tets[t][i], static_cast<Index>(4 * t + i));
+        }
+      },
+      vertex_corner_offsets_, vertex_corners_);
+  build_csr(
+      static_cast<size_t>(topology_->num_edges()),
+      [&](auto add) {
+        for (size_t t = 0; t < tets.size(); ++t) {
+          for (int k = 0; k < 6; ++k) add(topology_->tet_edge(static_cast<Index>(t), k), static_cast<Index>(6 * t) + k);
+        }
+      },
+      edge_slot_offsets_, edge_slots_);
+}
+
+void VolumetricTerm::density(double theta, double& psi, double& dpsi, double& ddpsi) const {
+  psi = dpsi = ddpsi = 0;
+  switch (kind_) {
+    case VolumetricKind::kNone: return;
+    case VolumetricKind::kCubic:
+      if (theta < 0) {
+        psi = -coefficient_ * theta * theta * theta / 3;
+        dpsi = -coefficient_ * theta * theta;
+        ddpsi = -2 * coefficient_ * theta;
+      }
+      return;
+    case VolumetricKind::kQuadratic:
+      psi = coefficient_ * theta * theta;
+      dpsi = 2 * coefficient_ * theta;
+      ddpsi = 2 * coefficient_;
+      return;
+  }
+}
+
+void VolumetricTerm::add(const Vec3Array& p, unsigned what, ForceOutput& out) const {
+  if (kind_ == VolumetricKind::kNone) return;
+  const auto& tets = topology_->tets();
+  std::vector<TetState> state(tets.size());
+  std::vector<double> energy(tets.size());
+  parallel_for(static_cast<std::ptrdiff_t>(tets.size()), [&](std::ptrdiff_t ti) {
+    const auto t = static_cast<size_t>(ti);
+    const Tet& tet = tets[t];
+    const Vec3& p0 = p[static_cast<size_t>(tet[0])];
+    const Vec3 d1 = p[static_cast<size_t>(tet[1])] - p0, d2 = p[static_cast<size_t>(tet[2])] - p0,
+               d3 = p[static_cast<size_t>(tet[3])] - p0;
+    TetState& s = state[t];
+    s.grad[1] = d2.cross(d3);
+    s.grad[2] = d3.cross(d1);
+    s.grad[3] = d1.cross(d2);
+    s.grad[0] = -(s.grad[1] + s.grad[2] + s.grad[3]);
+    const double c0 = rest_six_volume_[t];
+    const double theta = d1.dot(s.grad[1]) / c0 - 1;
+    double psi, dpsi, ddpsi;
+    density(theta, psi, dpsi, ddpsi);
+    energy[t] = c0 / 6 * psi;
+    s.a1 = dpsi / 6;
+    s.a2 = ddpsi / (6 * c0);
+  });
+  if (what & kEvalEnergy) {
+    out.energy += deterministic_sum(static_cast<std::ptrdiff_t>(tets.size()), [&](std::ptrdiff_t t) { return energy[static_cast<size_t>(t)]; });
+  }
+  if (what & kEvalForces) {
+    parallel_for(topology_->num_vertices(), [&](std::ptrdiff_t v) {
+      Vec3 f = Vec3::Zero();
+      for (Index k = vertex_corner_offsets_[static_cast<size_t>(v)]; k < vertex_corner_offsets_[static_cast<size_t>(v) + 1]; ++k) {
+        const Index corner = vertex_corners_[static_cast<size_t>(k)];
+        const TetState& s = state[static_cast<size_t>(corner / 4)];
+        f += s.a1 * s.grad[static_cast<size_t>(corner % 4)];
+      }
+      out.f[static_cast<size_t>(v)] += f;
+    });
+  }
+  if (!(what & kEvalStiffness)) return;
+  parallel_for(topology_->num_vertices(), [&](std::ptrdiff_t v) {
+    Mat3 k = Mat3::Zero();
+    for (Index c = vertex_corner_offsets_[static_cast<size_t>(v)]; c < vertex_corner_offsets_[static_cast<size_t>(v) + 1]; ++c) {
+      const Index corner = vertex_corners_[static_cast<size_t>(c)];
+      const TetState& s = state[static_cast<size_t>(corner / 4)];
+      const Vec3& g = s.grad[static_cast<size_t>(corner % 4)];
+      k.noalias() += (s.a2 * g) * g.transpose();
+    }
+    out.K.vertex_blocks[static_cast<size_t>(v)] += k;
+  });
+  parallel_for(topology_->num_edges(), [&](std::ptrdiff_t e) {
+    Mat3 k = Mat3::Zero();
+    for (Index c = edge_slot_offsets_[static_cast<size_t>(e)]; c < edge_slot_offsets_[static_cast<size_t>(e) + 1]; ++c) {
+      const Index slot = edge_slots_[static_cast<size_t>(c)];
+      const Index t = slot / 6;
+      const int local = slot % 6;
+      const TetState& s = state[static_cast<size_t>(t)];
+      if (s.a1 == 0 && s.a2 == 0) continue;
+      const Tet& tet = tets[static_cast<size_t>(t)];
+      const auto i = static_cast<size_t>(kTetEdgeLocal[static_cast<size_t>(local)][0]);
+      const auto j = static_cast<size_t>(kTetEdgeLocal[static_cast<size_t>(local)][1]);
+      const auto w = static_cast<size_t>(kEvenCompletion[static_cast<size_t>(local)][0]);
+      const auto x = static_cast<size_t>(kEvenCompletion[static_cast<size_t>(local)][1]);
+      // d f_i / d p_j for the local orientation i -> j; transposed if the edge runs j -> i.
+      Mat3 kij = (s.a2 * s.grad[i]) * s.grad[j].transpose() +
+                 s.a1 * cross_matrix(p[static_cast<size_t>(tet[w])] - p[static_cast<size_t>(tet[x])]);
+      if (topology_->tet_edge_flipped(t, local)) {
+        k += kij.transpose();
+      } else {
+        k += kij;
+      }
+    }
+    out.K.edge_blocks[static_cast<size_t>(e)] += k;
+  });
+}
+
+ModelWithVolumetric::ModelWithVolumetric(std::unique_ptr<ForceModel> base, VolumetricTerm term)
+    : ForceModel(base->topology_ptr()), base_(std::move(base)), term_(std::move(term)) {}
+
+void ModelWithVolumetric::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const {
+  base_->evaluate(p, what, workspace, out);
+  term_.add(p, what, out);
+}
+
+}  // namespace softbody

@@ -1,0 +1,50 @@
+// The volumetric penalty of seed 003 §4 (algB_T), addable to any model: per tetrahedron
+// W_T = V psi(theta) with theta = C_T / C_T^ini - 1 (C: six-fold signed volume). It resists
+// inversion, which StVK and spring networks alone do not (their energy is reflection-invariant).
+//
+// Seed 003 prints theta = (det F - 1)/6 beside Psi(c) = (C^ini/6) psi(c / C^ini); only
+// theta = det F - 1 = Delta C / C^ini is consistent with the latter, so that is used here.
+#pragma once
+
+#include "engine/forces/force_model.h"
+
+namespace softbody {
+
+class VolumetricTerm {
+ public:
+  VolumetricTerm(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest, const Material& material,
+                 VolumetricKind kind);
+
+  VolumetricKind kind() const { return kind_; }
+  // psi(theta), psi'(theta), psi''(theta).
+  void density(double theta, double& psi, double& dpsi, double& ddpsi) const;
+  // Adds energy, forces and stiffness (as requested) of the term to `out`.
+  void add(const Vec3Array& p, unsigned what, ForceOutput& out) const;
+
+ private:
+  struct TetState;
+
+  std::shared_ptr<const MeshTopology> topology_;
+  VolumetricKind kind_;
+  double coefficient_;               // K_vol (cubic) or 0.1 E / (6 (1 - 2 nu)) (quadratic)
+  std::vector<double> rest_six_volume_;  // C_T^ini
+  // Gather lists: the tetrahedron corners at each vertex and the tetrahedron edges at each edge.
+  std::vector<Index> vertex_corner_offsets_, vertex_corners_;  // entries 4 t + local vertex
+  std::vector<Index> edge_slot_offsets_, edge_slots_;           // entries 6 t + local edge
+};
+
+// A model plus a volumetric term, evaluated as one model.
+class ModelWithVolumetric final : public ForceModel {
+ public:
+  ModelWithVolumetric(std::unique_ptr<ForceModel> base, VolumetricTerm term);
+  std::string name() const override { return base_->name(); }
+  std::unique_ptr<ForceWorkspace> make_workspace() const override { return base_->make_workspace(); }
+  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const override;
+  const VolumetricTerm& term() const { return term_; }
+
+ private:
+  std::unique_ptr<ForceModel> base_;
+  VolumetricTerm term_;
+};
+
+}  // namespace softbody

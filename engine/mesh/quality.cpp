@@ -1,0 +1,39 @@
+#include "engine/mesh/quality.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace softbody {
+
+double tet_quality(const Vec3Array& x, const Tet& t) {
+  double sum_sq = 0;
+  for (int i = 0; i < 4; ++i) {
+    for (int j = i + 1; j < 4; ++j) {
+      sum_sq += (x[static_cast<size_t>(t[static_cast<size_t>(i)])] - x[static_cast<size_t>(t[static_cast<size_t>(j)])]).squaredNorm();
+    }
+  }
+  double l_rms = std::sqrt(sum_sq / 6.0);
+  return l_rms > 0 ? std::sqrt(2.0) * six_signed_volume(x, t) / (l_rms * l_rms * l_rms) : 0.0;
+}
+
+MeshStats mesh_stats(const TetMesh& mesh) {
+  MeshStats s;
+  if (mesh.vertices.empty()) return s;
+  s.bbox_min = s.bbox_max = mesh.vertices.front();
+  for (const Vec3& x : mesh.vertices) {
+    s.bbox_min = s.bbox_min.cwiseMin(x);
+    s.bbox_max = s.bbox_max.cwiseMax(x);
+  }
+  s.min_quality = mesh.tets.empty() ? 0 : std::numeric_limits<double>::infinity();
+  for (const Tet& t : mesh.tets) {
+    s.rest_volume += six_signed_volume(mesh.vertices, t) / 6.0;
+    double q = tet_quality(mesh.vertices, t);
+    s.min_quality = std::min(s.min_quality, q);
+    s.mean_quality += q;
+  }
+  if (!mesh.tets.empty()) s.mean_quality /= static_cast<double>(mesh.tets.size());
+  return s;
+}
+
+}  // namespace softbody
