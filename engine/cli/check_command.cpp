@@ -30,6 +30,7 @@ void add_check_command(CLI::App& app) {
     ModelOptions model;
     double deform = 0.2;
     unsigned seed = 1;
+    double fd_step = FiniteDifferenceOptions{}.step;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("MESH", args->path, "mesh file")->required();
@@ -37,6 +38,8 @@ void add_check_command(CLI::App& app) {
   cmd->add_option("--deform", args->deform, "amplitude of the smooth deformation, relative to the bounding-box diagonal")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "random seed")->capture_default_str();
+  cmd->add_option("--fd-step", args->fd_step, "finite-difference step, relative to the bounding-box diagonal")
+      ->capture_default_str();
   cmd->callback([args] {
     set_num_threads(args->model.threads);
     LoadedMesh loaded = load_mesh(args->path);
@@ -58,6 +61,7 @@ void add_check_command(CLI::App& app) {
     };
     FiniteDifferenceOptions fd;
     fd.seed = args->seed;
+    fd.step = args->fd_step;
     record("force_vs_energy", force_vs_energy_error(*model, p, fd), kFiniteDifferenceTolerance);
     record("stiffness_vs_forces", stiffness_vs_force_error(*model, p, fd), kFiniteDifferenceTolerance);
     if (args->model.model == "stvk-edge") {

@@ -5,21 +5,47 @@
 
 namespace softbody {
 
-TetColoring color_tets(const MeshTopology& topology) {
+void scatter_element(const MeshTopology& topology, Index t, unsigned what, const ElementContribution& local,
+                     ForceOutput& out) {
+  const Tet& tet = topology.tets()[static_cast<size_t>(t)];
+  if (what & kEvalForces) {
+    for (size_t k = 0; k < 4; ++k) out.f[static_cast<size_t>(tet[k])] += local.f[k];
+  }
+  if (what & kEvalStiffness) {
+    for (size_t k = 0; k < 4; ++k) out.K.vertex_blocks[static_cast<size_t>(tet[k])] += local.diagonal[k];
+    for (int k = 0; k < 6; ++k) {
+      Mat3& block = out.K.edge_blocks[static_cast<size_t>(topology.tet_edge(t, k))];
+      if (topology.tet_edge_flipped(t, k)) {
+        block += local.edge[static_cast<size_t>(k)].transpose();
+      } else {
+        block += local.edge[static_cast<size_t>(k)];
+      }
+    }
+  }
+}
+
+TetColoring color_tets(const MeshTopology& topology, const std::vector<Index>* subset) {
   // Greedy colouring in index order: each tetrahedron takes the smallest colour none of its
   // vertices has seen yet.
   constexpr size_t kMaxColors = 512;
   std::vector<std::bitset<kMaxColors>> used(static_cast<size_t>(topology.num_vertices()));
-  std::vector<Index> color(static_cast<size_t>(topology.num_tets()));
+  std::vector<Index> all;
+  if (subset == nullptr) {
+    all.resize(static_cast<size_t>(topology.num_tets()));
+    for (Index t = 0; t < topology.num_tets(); ++t) all[static_cast<size_t>(t)] = t;
+    subset = &all;
+  }
+  std::vector<Index> color(subset->size());
   Index num_colors = 0;
-  for (Index t = 0; t < topology.num_tets(); ++t) {
+  for (size_t i = 0; i < subset->size(); ++i) {
+    const Index t = (*subset)[i];
     const Tet& tet = topology.tets()[static_cast<size_t>(t)];
     std::bitset<kMaxColors> taken;
     for (Index v : tet) taken |= used[static_cast<size_t>(v)];
     size_t c = 0;
     while (c < kMaxColors && taken[c]) ++c;
     if (c == kMaxColors) throw std::runtime_error("tetrahedron colouring: a vertex belongs to too many tetrahedra");
-    color[static_cast<size_t>(t)] = static_cast<Index>(c);
+    color[i] = static_cast<Index>(c);
     for (Index v : tet) used[static_cast<size_t>(v)].set(c);
     num_colors = std::max(num_colors, static_cast<Index>(c) + 1);
   }
@@ -29,7 +55,7 @@ TetColoring color_tets(const MeshTopology& topology) {
   for (size_t c = 0; c < static_cast<size_t>(num_colors); ++c) coloring.color_offsets[c + 1] += coloring.color_offsets[c];
   coloring.order.resize(color.size());
   std::vector<Index> fill(coloring.color_offsets.begin(), coloring.color_offsets.end() - 1);
-  for (Index t = 0; t < topology.num_tets(); ++t) coloring.order[static_cast<size_t>(fill[static_cast<size_t>(color[static_cast<size_t>(t)])]++)] = t;
+  for (size_t i = 0; i < subset->size(); ++i) coloring.order[static_cast<size_t>(fill[static_cast<size_t>(color[i])]++)] = (*subset)[i];
   return coloring;
 }
 

@@ -15,7 +15,8 @@ struct TetColoring {
   Index num_colors() const { return static_cast<Index>(color_offsets.size()) - 1; }
 };
 
-TetColoring color_tets(const MeshTopology& topology);
+// Colours all tetrahedra, or only those listed in `subset`.
+TetColoring color_tets(const MeshTopology& topology, const std::vector<Index>* subset = nullptr);
 
 // Contribution of one tetrahedron, in local vertex numbering.
 struct ElementContribution {
@@ -29,11 +30,15 @@ struct ElementWorkspace : ForceWorkspace {
   std::vector<double> tet_energy;
 };
 
+// Adds one element's contribution to the global outputs (not thread-safe across elements sharing
+// vertices; assemble_elements calls it per colour class).
+void scatter_element(const MeshTopology& topology, Index t, unsigned what, const ElementContribution& local,
+                     ForceOutput& out);
+
 // kernel(t, what, contribution) computes tetrahedron t's contribution.
 template <typename Kernel>
 void assemble_elements(const MeshTopology& topology, const TetColoring& coloring, unsigned what,
                        ElementWorkspace& ws, ForceOutput& out, Kernel&& kernel) {
-  const auto& tets = topology.tets();
   ws.tet_energy.resize(static_cast<size_t>(topology.num_tets()));
   for (Index c = 0; c < coloring.num_colors(); ++c) {
     const Index begin = coloring.color_offsets[static_cast<size_t>(c)];
@@ -41,22 +46,8 @@ void assemble_elements(const MeshTopology& topology, const TetColoring& coloring
       const Index t = coloring.order[static_cast<size_t>(begin + i)];
       ElementContribution local;
       kernel(t, what, local);
-      const Tet& tet = tets[static_cast<size_t>(t)];
       ws.tet_energy[static_cast<size_t>(t)] = local.energy;
-      if (what & kEvalForces) {
-        for (size_t k = 0; k < 4; ++k) out.f[static_cast<size_t>(tet[k])] += local.f[k];
-      }
-      if (what & kEvalStiffness) {
-        for (size_t k = 0; k < 4; ++k) out.K.vertex_blocks[static_cast<size_t>(tet[k])] += local.diagonal[k];
-        for (int k = 0; k < 6; ++k) {
-          Mat3& block = out.K.edge_blocks[static_cast<size_t>(topology.tet_edge(t, k))];
-          if (topology.tet_edge_flipped(t, k)) {
-            block += local.edge[static_cast<size_t>(k)].transpose();
-          } else {
-            block += local.edge[static_cast<size_t>(k)];
-          }
-        }
-      }
+      scatter_element(topology, t, what, local, out);
     });
   }
   if (what & kEvalEnergy) {

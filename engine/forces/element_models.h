@@ -13,6 +13,7 @@ class StvkTotalLagrangianModel final : public ForceModel {
   StvkTotalLagrangianModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest, const Material& material);
   std::string name() const override { return "stvk-tl"; }
   std::unique_ptr<ForceWorkspace> make_workspace() const override { return std::make_unique<ElementWorkspace>(); }
+  using ForceModel::evaluate;
   void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const override;
 
  private:
@@ -31,6 +32,7 @@ class CorotationalModel final : public ForceModel {
   CorotationalModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest, const Material& material);
   std::string name() const override { return "corotational"; }
   std::unique_ptr<ForceWorkspace> make_workspace() const override { return std::make_unique<ElementWorkspace>(); }
+  using ForceModel::evaluate;
   void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const override;
 
  private:
@@ -38,6 +40,11 @@ class CorotationalModel final : public ForceModel {
   TetColoring coloring_;
   double lambda_, mu_;
 };
+
+// One tetrahedron of the total-Lagrangian StVK model (also used by the edge-based model for
+// slivers, see stvk_edge.h).
+void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda, double mu,
+                     unsigned what, ElementContribution& c);
 
 // Rotation R (det +1) and symmetric S with F = R S. For inverted F the smallest singular value
 // becomes negative so that R stays a rotation.

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "engine/forces/rest_geometry.h"
+#include "engine/forces/element_models.h"
+#include "engine/mesh/quality.h"
 #include "engine/parallel/parallel.h"
 
 namespace softbody {
@@ -29,11 +30,12 @@ struct StvkEdgeWorkspace : ForceWorkspace {
   Vec3Array ptilde;  // current edge vectors
   std::vector<double> zeta;
   std::vector<double> g;
+  std::vector<double> sliver_energy;
 };
 
 StvkEdgeModel::StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
-                             const Material& material, bool include_tseps)
-    : ForceModel(std::move(topology)), include_tseps_(include_tseps) {
+                             const Material& material, bool include_tseps, double sliver_quality)
+    : ForceModel(std::move(topology)), include_tseps_(include_tseps), lambda_(material.lambda()), mu_(material.mu()) {
   const MeshTopology& topo = *topology_;
   if (static_cast<Index>(rest.size()) != topo.num_vertices()) throw std::invalid_argument("rest positions do not match the mesh");
   material.check();
@@ -55,6 +57,10 @@ StvkEdgeModel::StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const
   std::vector<TetRestGeometry> geometry = compute_rest_geometry(rest, topo.tets());
   for (Index t = 0; t < topo.num_tets(); ++t) {
     const TetRestGeometry& g = geometry[static_cast<size_t>(t)];
+    if (include_tseps_ && tet_quality(rest, topo.tets()[static_cast<size_t>(t)]) < sliver_quality) {
+      sliver_tets_.push_back(t);
+      continue;
+    }
     std::array<Vec6, 6> b;
     for (int k = 0; k < 6; ++k) {
       b[static_cast<size_t>(k)] = strain_column(g.shape_gradient[static_cast<size_t>(kTetEdgeLocal[k][0])],
@@ -75,6 +81,9 @@ StvkEdgeModel::StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const
     }
   }
   if (include_tseps_) build_gather_lists();
+  sliver_geometry_.resize(geometry.size());
+  for (Index t : sliver_tets_) sliver_geometry_[static_cast<size_t>(t)] = geometry[static_cast<size_t>(t)];
+  sliver_coloring_ = color_tets(topo, &sliver_tets_);
 }
 
 void StvkEdgeModel::build_gather_lists() {
@@ -204,6 +213,23 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
       }
       out.K.vertex_blocks[static_cast<size_t>(v)] = k;
     });
+  }
+  // Slivers, element-wise, in colour classes (fixed summation order for any thread count).
+  if (sliver_tets_.empty()) return;
+  auto& energies = ws.sliver_energy;
+  energies.assign(sliver_geometry_.size(), 0.0);
+  for (Index c = 0; c < sliver_coloring_.num_colors(); ++c) {
+    const Index begin = sliver_coloring_.color_offsets[static_cast<size_t>(c)];
+    parallel_for(sliver_coloring_.color_offsets[static_cast<size_t>(c) + 1] - begin, [&](std::ptrdiff_t i) {
+      const Index t = sliver_coloring_.order[static_cast<size_t>(begin + i)];
+      ElementContribution local;
+      stvk_tl_element(p, topo.tets()[static_cast<size_t>(t)], sliver_geometry_[static_cast<size_t>(t)], lambda_, mu_, what, local);
+      energies[static_cast<size_t>(t)] = local.energy;
+      scatter_element(topo, t, what, local, out);
+    });
+  }
+  if (what & kEvalEnergy) {
+    for (Index t : sliver_tets_) out.energy += energies[static_cast<size_t>(t)];
   }
 }
 

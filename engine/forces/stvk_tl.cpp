@@ -8,6 +8,38 @@
 
 namespace softbody {
 
+void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda, double mu,
+                     unsigned what, ElementContribution& c) {
+  const Mat3 f = deformation_gradient(p, tet, g);
+  const Mat3 e = 0.5 * (f.transpose() * f - Mat3::Identity());
+  const double tr = e.trace();
+  Mat3 s = 2 * mu * e;
+  s.diagonal().array() += lambda * tr;
+  const double v = g.volume;
+  c.energy = v * (mu * e.squaredNorm() + 0.5 * lambda * tr * tr);
+  std::array<Vec3, 4> s_alpha, a;
+  for (size_t i = 0; i < 4; ++i) {
+    s_alpha[i] = s * g.shape_gradient[i];
+    a[i] = f * g.shape_gradient[i];
+  }
+  if (what & kEvalForces) {
+    for (size_t i = 0; i < 4; ++i) c.f[i] = v * (f * s_alpha[i]);
+  }
+  if (!(what & kEvalStiffness)) return;
+  const Mat3 b = f * f.transpose();
+  auto block = [&](size_t i, size_t j) {
+    Mat3 k = (v * mu * g.shape_gradient[i].dot(g.shape_gradient[j])) * b;
+    k.noalias() += (v * mu) * a[j] * a[i].transpose();
+    k.noalias() += (v * lambda) * a[i] * a[j].transpose();
+    k.diagonal().array() += v * g.shape_gradient[i].dot(s_alpha[j]);
+    return k;
+  };
+  for (size_t i = 0; i < 4; ++i) c.diagonal[i] = block(i, i);
+  for (size_t k = 0; k < 6; ++k) {
+    c.edge[k] = block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
+  }
+}
+
 StvkTotalLagrangianModel::StvkTotalLagrangianModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
                                                    const Material& material)
     : ForceModel(std::move(topology)),
@@ -25,35 +57,7 @@ void StvkTotalLagrangianModel::evaluate(const Vec3Array& p, unsigned what, Force
   const auto& tets = topology_->tets();
   assemble_elements(*topology_, coloring_, what, dynamic_cast<ElementWorkspace&>(workspace), out,
                     [&](Index t, unsigned w, ElementContribution& c) {
-                      const TetRestGeometry& g = geometry_[static_cast<size_t>(t)];
-                      const Mat3 f = deformation_gradient(p, tets[static_cast<size_t>(t)], g);
-                      const Mat3 e = 0.5 * (f.transpose() * f - Mat3::Identity());
-                      const double tr = e.trace();
-                      Mat3 s = 2 * mu_ * e;
-                      s.diagonal().array() += lambda_ * tr;
-                      const double v = g.volume;
-                      c.energy = v * (mu_ * e.squaredNorm() + 0.5 * lambda_ * tr * tr);
-                      std::array<Vec3, 4> s_alpha, a;
-                      for (size_t i = 0; i < 4; ++i) {
-                        s_alpha[i] = s * g.shape_gradient[i];
-                        a[i] = f * g.shape_gradient[i];
-                      }
-                      if (w & kEvalForces) {
-                        for (size_t i = 0; i < 4; ++i) c.f[i] = v * (f * s_alpha[i]);
-                      }
-                      if (!(w & kEvalStiffness)) return;
-                      const Mat3 b = f * f.transpose();
-                      auto block = [&](size_t i, size_t j) {
-                        Mat3 k = (v * mu_ * g.shape_gradient[i].dot(g.shape_gradient[j])) * b;
-                        k.noalias() += (v * mu_) * a[j] * a[i].transpose();
-                        k.noalias() += (v * lambda_) * a[i] * a[j].transpose();
-                        k.diagonal().array() += v * g.shape_gradient[i].dot(s_alpha[j]);
-                        return k;
-                      };
-                      for (size_t i = 0; i < 4; ++i) c.diagonal[i] = block(i, i);
-                      for (size_t k = 0; k < 6; ++k) {
-                        c.edge[k] = block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
-                      }
+                      stvk_tl_element(p, tets[static_cast<size_t>(t)], geometry_[static_cast<size_t>(t)], lambda_, mu_, w, c);
                     });
 }
 

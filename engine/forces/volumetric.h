@@ -39,6 +39,7 @@ class ModelWithVolumetric final : public ForceModel {
   ModelWithVolumetric(std::unique_ptr<ForceModel> base, VolumetricTerm term);
   std::string name() const override { return base_->name(); }
   std::unique_ptr<ForceWorkspace> make_workspace() const override { return base_->make_workspace(); }
+  using ForceModel::evaluate;
   void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const override;
   const VolumetricTerm& term() const { return term_; }
 
