@@ -98,27 +98,31 @@ void StvkEdgeModel::build_gather_lists() {
     ++g_offsets_[static_cast<size_t>(p.edge[1]) + 1];
   }
   for (size_t e = 0; e < ne; ++e) g_offsets_[e + 1] += g_offsets_[e];
-  g_neighbors_.resize(static_cast<size_t>(g_offsets_[ne]));
+  g_other_.resize(static_cast<size_t>(g_offsets_[ne]));
+  g_l_.resize(g_other_.size());
   std::vector<Index> fill(g_offsets_.begin(), g_offsets_.end() - 1);
   for (size_t p = 0; p < tseps.size(); ++p) {
     const Tsep& t = tseps[p];
-    g_neighbors_[static_cast<size_t>(fill[static_cast<size_t>(t.edge[0])]++)] = {t.edge[1], l_tsep_[p]};
-    g_neighbors_[static_cast<size_t>(fill[static_cast<size_t>(t.edge[1])]++)] = {t.edge[0], l_tsep_[p]};
+    for (int side = 0; side < 2; ++side) {
+      const auto slot = static_cast<size_t>(fill[static_cast<size_t>(t.edge[static_cast<size_t>(side)])]++);
+      g_other_[slot] = t.edge[static_cast<size_t>(1 - side)];
+      g_l_[slot] = l_tsep_[p];
+    }
   }
 
   // K-lists (seed 003 eq. 31 / algKE): K_p = 2 L(P) ptilde(E_p0) ptilde(E_p1)^T goes with sign
   // (-1)^(i+j) into K(E_p2(P,i,j)), transposed where s(P,i,j) = -1.
-  k_offsets_.assign(ne + 1, 0);
+  std::vector<Index> k_offsets(ne + 1, 0);
   for (const Tsep& t : tseps) {
-    for (int i = 0; i < 2; ++i) {
-      for (int j = 0; j < 2; ++j) {
-        if (t.s[static_cast<size_t>(i)][static_cast<size_t>(j)] != 0) ++k_offsets_[static_cast<size_t>(t.e_p2[static_cast<size_t>(i)][static_cast<size_t>(j)]) + 1];
+    for (size_t i = 0; i < 2; ++i) {
+      for (size_t j = 0; j < 2; ++j) {
+        if (t.s[i][j] != 0) ++k_offsets[static_cast<size_t>(t.e_p2[i][j]) + 1];
       }
     }
   }
-  for (size_t e = 0; e < ne; ++e) k_offsets_[e + 1] += k_offsets_[e];
-  k_terms_.resize(static_cast<size_t>(k_offsets_[ne]));
-  fill.assign(k_offsets_.begin(), k_offsets_.end() - 1);
+  for (size_t e = 0; e < ne; ++e) k_offsets[e + 1] += k_offsets[e];
+  std::vector<KTerm> terms(static_cast<size_t>(k_offsets[ne]));
+  fill.assign(k_offsets.begin(), k_offsets.end() - 1);
   for (size_t p = 0; p < tseps.size(); ++p) {
     const Tsep& t = tseps[p];
     for (size_t i = 0; i < 2; ++i) {
@@ -126,13 +130,27 @@ void StvkEdgeModel::build_gather_lists() {
         if (t.s[i][j] == 0) continue;
         double coef = ((i + j) % 2 == 0 ? 2.0 : -2.0) * l_tsep_[p];
         KTerm term = t.s[i][j] > 0 ? KTerm{coef, t.edge[0], t.edge[1]} : KTerm{coef, t.edge[1], t.edge[0]};
-        k_terms_[static_cast<size_t>(fill[static_cast<size_t>(t.e_p2[i][j])]++)] = term;
+        terms[static_cast<size_t>(fill[static_cast<size_t>(t.e_p2[i][j])]++)] = term;
       }
     }
   }
+  // Sort each edge's terms by u and cut them into groups of equal u.
+  k_group_offsets_.assign(ne + 1, 0);
+  k_coef_.reserve(terms.size());
+  k_v_.reserve(terms.size());
   for (size_t e = 0; e < ne; ++e) {
-    std::sort(k_terms_.begin() + k_offsets_[e], k_terms_.begin() + k_offsets_[e + 1],
-              [](const KTerm& a, const KTerm& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; });
+    auto first = terms.begin() + k_offsets[e], last = terms.begin() + k_offsets[e + 1];
+    std::sort(first, last, [](const KTerm& a, const KTerm& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; });
+    for (auto it = first; it != last; ++it) {
+      if (it == first || it->u != (it - 1)->u) {
+        k_group_u_.push_back(it->u);
+        k_group_end_.push_back(0);
+      }
+      k_coef_.push_back(it->coef);
+      k_v_.push_back(it->v);
+      k_group_end_.back() = static_cast<Index>(k_coef_.size());
+    }
+    k_group_offsets_[e + 1] = static_cast<Index>(k_group_u_.size());
   }
 }
 
@@ -164,8 +182,7 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
     double g = l_edge_[static_cast<size_t>(e)] * ws.zeta[static_cast<size_t>(e)];
     if (include_tseps_) {
       for (Index k = g_offsets_[static_cast<size_t>(e)]; k < g_offsets_[static_cast<size_t>(e) + 1]; ++k) {
-        const GNeighbor& n = g_neighbors_[static_cast<size_t>(k)];
-        g += n.l * ws.zeta[static_cast<size_t>(n.other_edge)];
+        g += g_l_[static_cast<size_t>(k)] * ws.zeta[static_cast<size_t>(g_other_[static_cast<size_t>(k)])];
       }
     }
     ws.g[static_cast<size_t>(e)] = g;
@@ -193,9 +210,16 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
       Mat3 k = (-2.0 * l_edge_[static_cast<size_t>(e)] * d) * d.transpose();
       k.diagonal().array() -= ws.g[static_cast<size_t>(e)];
       if (include_tseps_) {
-        for (Index i = k_offsets_[static_cast<size_t>(e)]; i < k_offsets_[static_cast<size_t>(e) + 1]; ++i) {
-          const KTerm& t = k_terms_[static_cast<size_t>(i)];
-          k.noalias() += (t.coef * ws.ptilde[static_cast<size_t>(t.u)]) * ws.ptilde[static_cast<size_t>(t.v)].transpose();
+        // One outer product per group of terms sharing u: ptilde(u) (sum coef ptilde(v))^T.
+        Index term = k_group_offsets_[static_cast<size_t>(e)] == 0
+                         ? 0
+                         : k_group_end_[static_cast<size_t>(k_group_offsets_[static_cast<size_t>(e)]) - 1];
+        for (Index grp = k_group_offsets_[static_cast<size_t>(e)]; grp < k_group_offsets_[static_cast<size_t>(e) + 1]; ++grp) {
+          Vec3 w = Vec3::Zero();
+          for (; term < k_group_end_[static_cast<size_t>(grp)]; ++term) {
+            w += k_coef_[static_cast<size_t>(term)] * ws.ptilde[static_cast<size_t>(k_v_[static_cast<size_t>(term)])];
+          }
+          k.noalias() += ws.ptilde[static_cast<size_t>(k_group_u_[static_cast<size_t>(grp)])] * w.transpose();
         }
       }
       out.K.edge_blocks[static_cast<size_t>(e)] = k;

@@ -23,7 +23,7 @@ namespace softbody {
 
 class StvkEdgeModel final : public ForceModel {
  public:
-  static constexpr double kDefaultSliverQuality = 0.005;
+  static constexpr double kDefaultSliverQuality = 0.003;
 
   StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest, const Material& material,
                 bool include_tseps, double sliver_quality = kDefaultSliverQuality);
@@ -41,12 +41,7 @@ class StvkEdgeModel final : public ForceModel {
   const std::vector<Index>& sliver_tets() const { return sliver_tets_; }
 
  private:
-  // g(E) += L(P) zeta(other edge of P), one list per edge.
-  struct GNeighbor {
-    Index other_edge;
-    double l;
-  };
-  // K(target) += coef * ptilde(u) ptilde(v)^T, one list per target edge (seed 003 eq. 31).
+  // K-term of seed 003 eq. 31 before grouping: K(target) += coef * ptilde(u) ptilde(v)^T.
   struct KTerm {
     double coef;
     Index u, v;
@@ -58,10 +53,18 @@ class StvkEdgeModel final : public ForceModel {
   std::vector<double> h_;        // H(E) = |ptilde_ini(E)|^2
   std::vector<double> l_edge_;   // L(E)
   std::vector<double> l_tsep_;   // L(P), indexed like topology().tseps()
+  // g-lists, per edge E: g(E) += g_l_[k] * zeta(g_other_[k]) (structure of arrays: 12 bytes per
+  // entry; these loops are memory-bound).
   std::vector<Index> g_offsets_;
-  std::vector<GNeighbor> g_neighbors_;
-  std::vector<Index> k_offsets_;
-  std::vector<KTerm> k_terms_;
+  std::vector<Index> g_other_;
+  std::vector<double> g_l_;
+  // K-lists, per target edge: groups of terms sharing u, so that
+  // K(E) += sum_groups ptilde(u) (sum_terms coef ptilde(v))^T.
+  std::vector<Index> k_group_offsets_;  // per edge, into the group arrays
+  std::vector<Index> k_group_u_;
+  std::vector<Index> k_group_end_;      // end of the group's terms in k_coef_/k_v_
+  std::vector<double> k_coef_;
+  std::vector<Index> k_v_;
   std::vector<Index> sliver_tets_;
   std::vector<TetRestGeometry> sliver_geometry_;  // indexed by tetrahedron (only slivers filled)
   TetColoring sliver_coloring_;

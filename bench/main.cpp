@@ -1,0 +1,20 @@
+// softbody-bench: engine benchmarks printing one JSON object each (see bench/RESULTS.md).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "bench/forces_benchmark.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"softbody-bench: engine benchmarks (JSON output)"};
+  app.require_subcommand(1);
+  softbody::bench::add_forces_benchmark(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 2;
+  }
+  return 0;
+}
