@@ -13,6 +13,7 @@
 #include "engine/forces/force_model.h"
 #include "engine/forces/verification.h"
 #include "engine/mesh/box_generator.h"
+#include "engine/mesh/reorder.h"
 #include "engine/mesh/validation.h"
 #include "engine/parallel/parallel.h"
 
@@ -54,6 +55,7 @@ void add_forces_benchmark(CLI::App& app) {
     bool json = false;
     double min_time = 0.5;
     int min_runs = 5;
+    bool keep_order = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--mesh", args->mesh, "mesh file, or box:NX,NY,NZ")->required();
@@ -61,9 +63,11 @@ void add_forces_benchmark(CLI::App& app) {
   cmd->add_flag("--json", args->json, "print JSON (the only output format)");
   cmd->add_option("--min-time", args->min_time, "seconds per measurement")->capture_default_str();
   cmd->add_option("--min-runs", args->min_runs, "runs per measurement")->capture_default_str();
+  cmd->add_flag("--keep-order", args->keep_order, "use the file's vertex order instead of reverse Cuthill-McKee");
   cmd->callback([args] {
     set_num_threads(args->threads);
     TetMesh mesh = load_benchmark_mesh(args->mesh);
+    if (!args->keep_order) reorder_for_locality(mesh);
     auto topology = std::make_shared<const MeshTopology>(mesh);
     Vec3Array p = random_smooth_deformation(mesh.vertices, 0.1, 1);
     const Material material{1e5, 0.4};
@@ -76,6 +80,7 @@ void add_forces_benchmark(CLI::App& app) {
     out["tets"] = topology->num_tets();
     out["tseps"] = topology->num_tseps();
     out["threads"] = args->threads;
+    out["vertex_order"] = args->keep_order ? "file" : "reverse Cuthill-McKee";
     out["results"] = nlohmann::json::array();
     std::map<std::string, double> median_ns;
     for (const std::string& name : {std::string("stvk-tl"), std::string("stvk-edge"), std::string("nsn"), std::string("corotational")}) {

@@ -1,6 +1,9 @@
 #include "engine/forces/force_model.h"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "engine/parallel/parallel.h"
 
 #include "engine/forces/element_models.h"
 #include "engine/forces/stvk_edge.h"
@@ -8,13 +11,21 @@
 
 namespace softbody {
 
-void ForceModel::prepare_output(unsigned what, ForceOutput& out) const {
+void ForceModel::prepare_output(unsigned what, ForceOutput& out, bool zero) const {
   out.energy = 0;
-  if (what & kEvalForces) out.f.assign(static_cast<size_t>(topology_->num_vertices()), Vec3::Zero());
-  if (what & kEvalStiffness) {
-    out.K.resize(topology_->num_vertices(), topology_->num_edges());
-    out.K.set_zero();
-  }
+  const Index nv = topology_->num_vertices(), ne = topology_->num_edges();
+  if (what & kEvalForces) out.f.resize(static_cast<size_t>(nv));
+  if (what & kEvalStiffness) out.K.resize(nv, ne);
+  if (!zero) return;
+  // Cleared in parallel: on a large mesh this is several megabytes.
+  parallel_for(std::max(nv, ne), [&](std::ptrdiff_t i) {
+    const auto k = static_cast<size_t>(i);
+    if ((what & kEvalForces) && i < nv) out.f[k].setZero();
+    if (what & kEvalStiffness) {
+      if (i < nv) out.K.vertex_blocks[k].setZero();
+      if (i < ne) out.K.edge_blocks[k].setZero();
+    }
+  });
 }
 
 const std::vector<std::string>& force_model_names() {

@@ -55,8 +55,9 @@ class ForceModel {
 
  protected:
   explicit ForceModel(std::shared_ptr<const MeshTopology> topology) : topology_(std::move(topology)) {}
-  // Sizes and zeroes the requested outputs.
-  void prepare_output(unsigned what, ForceOutput& out) const;
+  // Sizes the requested outputs and, when the model accumulates into them (`zero`), clears them.
+  // Models that assign every entry pass zero = false and skip a pass over memory.
+  void prepare_output(unsigned what, ForceOutput& out, bool zero = true) const;
 
   std::shared_ptr<const MeshTopology> topology_;
 };

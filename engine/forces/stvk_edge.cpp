@@ -168,7 +168,7 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
   const MeshTopology& topo = *topology_;
   const auto& edges = topo.edges();
   const std::ptrdiff_t ne = topo.num_edges();
-  prepare_output(what, out);
+  prepare_output(what, out, /*zero=*/false);  // every f(V), K(V), K(E) is assigned below
 
   // algF, first loop: edge vectors and squared-length changes (eq. 15).
   parallel_for(ne, [&](std::ptrdiff_t e) {

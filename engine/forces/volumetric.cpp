@@ -31,13 +31,6 @@ void build_csr(size_t num_keys, Emit&& emit, std::vector<Index>& offsets, std::v
 
 }  // namespace
 
-// Per-tetrahedron quantities computed once per evaluation and gathered by vertices and edges.
-struct VolumetricTerm::TetState {
-  double a1;                // psi' / 6: force factor on dC/dp
-  double a2;                // psi'' / (6 C^ini): stiffness factor on dC/dp dC/dp^T
-  std::array<Vec3, 4> grad; // dC / dp_i
-};
-
 VolumetricTerm::VolumetricTerm(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
                                const Material& material, VolumetricKind kind)
     : topology_(std::move(topology)), kind_(kind) {
@@ -84,11 +77,13 @@ void VolumetricTerm::density(double theta, double& psi, double& dpsi, double& dd
   }
 }
 
-void VolumetricTerm::add(const Vec3Array& p, unsigned what, ForceOutput& out) const {
+void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace, ForceOutput& out) const {
   if (kind_ == VolumetricKind::kNone) return;
   const auto& tets = topology_->tets();
-  std::vector<TetState> state(tets.size());
-  std::vector<double> energy(tets.size());
+  std::vector<TetState>& state = workspace.state;
+  std::vector<double>& energy = workspace.energy;
+  state.resize(tets.size());
+  energy.resize(tets.size());
   parallel_for(static_cast<std::ptrdiff_t>(tets.size()), [&](std::ptrdiff_t ti) {
     const auto t = static_cast<size_t>(ti);
     const Tet& tet = tets[t];
@@ -162,9 +157,23 @@ void VolumetricTerm::add(const Vec3Array& p, unsigned what, ForceOutput& out) co
 ModelWithVolumetric::ModelWithVolumetric(std::unique_ptr<ForceModel> base, VolumetricTerm term)
     : ForceModel(base->topology_ptr()), base_(std::move(base)), term_(std::move(term)) {}
 
+namespace {
+struct CombinedWorkspace : ForceWorkspace {
+  std::unique_ptr<ForceWorkspace> base;
+  VolumetricTerm::Workspace volumetric;
+};
+}  // namespace
+
+std::unique_ptr<ForceWorkspace> ModelWithVolumetric::make_workspace() const {
+  auto ws = std::make_unique<CombinedWorkspace>();
+  ws->base = base_->make_workspace();
+  return ws;
+}
+
 void ModelWithVolumetric::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const {
-  base_->evaluate(p, what, workspace, out);
-  term_.add(p, what, out);
+  auto& ws = dynamic_cast<CombinedWorkspace&>(workspace);
+  base_->evaluate(p, what, *ws.base, out);
+  term_.add(p, what, ws.volumetric, out);
 }
 
 }  // namespace softbody

@@ -18,12 +18,25 @@ class VolumetricTerm {
   VolumetricKind kind() const { return kind_; }
   // psi(theta), psi'(theta), psi''(theta).
   void density(double theta, double& psi, double& dpsi, double& ddpsi) const;
+  // Per-tetrahedron quantities computed once per evaluation and gathered by vertices and edges.
+  struct TetState {
+    double a1;                 // psi' / 6: force factor on dC/dp
+    double a2;                 // psi'' / (6 C^ini): stiffness factor on dC/dp dC/dp^T
+    std::array<Vec3, 4> grad;  // dC / dp_i
+  };
+  struct Workspace {
+    std::vector<TetState> state;
+    std::vector<double> energy;
+  };
+
   // Adds energy, forces and stiffness (as requested) of the term to `out`.
-  void add(const Vec3Array& p, unsigned what, ForceOutput& out) const;
+  void add(const Vec3Array& p, unsigned what, Workspace& workspace, ForceOutput& out) const;
+  void add(const Vec3Array& p, unsigned what, ForceOutput& out) const {
+    Workspace workspace;
+    add(p, what, workspace, out);
+  }
 
  private:
-  struct TetState;
-
   std::shared_ptr<const MeshTopology> topology_;
   VolumetricKind kind_;
   double coefficient_;               // K_vol (cubic) or 0.1 E / (6 (1 - 2 nu)) (quadratic)
@@ -38,7 +51,7 @@ class ModelWithVolumetric final : public ForceModel {
  public:
   ModelWithVolumetric(std::unique_ptr<ForceModel> base, VolumetricTerm term);
   std::string name() const override { return base_->name(); }
-  std::unique_ptr<ForceWorkspace> make_workspace() const override { return base_->make_workspace(); }
+  std::unique_ptr<ForceWorkspace> make_workspace() const override;
   using ForceModel::evaluate;
   void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const override;
   const VolumetricTerm& term() const { return term_; }
