@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Configures (once) and builds the release preset with ccache. Extra arguments name targets.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+if [ ! -f build/release/build.ninja ]; then
+  cmake --preset release >/dev/null
+fi
+if [ $# -gt 0 ]; then
+  cmake --build --preset release --target "$@"
+else
+  cmake --build --preset release
+fi

@@ -1,0 +1,26 @@
+// The benchmark binary runs and its JSON has the fields bench/RESULTS.md relies on. (Speed itself
+// is measured by benchmarks, never asserted by tests.)
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/process.h"
+
+namespace softbody {
+namespace {
+
+TEST(BenchSmoke, ForcesBenchmarkReportsEveryModelAndMode) {
+  test::ProcessResult r = test::run_process(std::string(SOFTBODY_BENCH) + " forces --mesh box:3,3,3 --threads 1 --json --min-time 0 --min-runs 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tets"], 6 * 27);
+  EXPECT_EQ(j["results"].size(), 4u * 3u * 2u);
+  for (const auto& row : j["results"]) {
+    EXPECT_GT(row["median_ns_per_tet"].get<double>(), 0);
+    EXPECT_TRUE(row["mode"] == "f" || row["mode"] == "f+K");
+  }
+  EXPECT_TRUE(j["speedups"].contains("stvk-edge_vs_stvk-tl_f+K"));
+}
+
+}  // namespace
+}  // namespace softbody

@@ -1,0 +1,113 @@
+// softbody-sim as a user runs it: JSON outputs, exit statuses, files written, error messages.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/forces/force_model.h"
+#include "engine/forces/verification.h"
+#include "engine/io/mesh_io.h"
+#include "engine/io/text_scanner.h"
+#include "engine/mesh/validation.h"
+#include "engine/tests/test_support.h"
+#include "tests/process.h"
+
+namespace softbody {
+namespace {
+
+const std::string kSim = SOFTBODY_SIM;
+const std::string kKnight = std::string(SOFTBODY_PROJECT_MESHES) + "/knight.node";
+
+nlohmann::json run_json(const std::string& args, int expected_exit = 0) {
+  test::ProcessResult r = test::run_process(kSim + " " + args);
+  EXPECT_EQ(r.exit_code, expected_exit) << args << "\n" << r.err;
+  return nlohmann::json::parse(r.out);
+}
+
+TEST(SimInfo, ReportsCountsOfTheShippedMesh) {
+  nlohmann::json j = run_json("info " + kKnight);
+  EXPECT_EQ(j["vertices"], 554);
+  EXPECT_EQ(j["tets"], 1566);
+  EXPECT_EQ(j["edges"], 2619);
+  EXPECT_EQ(j["tseps_type1"].get<int>(), 3 * j["faces"].get<int>());
+  EXPECT_EQ(j["tseps_type2"].get<int>(), 3 * j["tets"].get<int>());
+  EXPECT_EQ(j["tseps"].get<int>(), j["tseps_type1"].get<int>() + j["tseps_type2"].get<int>());
+  EXPECT_GT(j["rest_volume"].get<double>(), 0);
+  EXPECT_GT(j["min_quality"].get<double>(), 0);
+  EXPECT_LE(j["min_quality"].get<double>(), 1);
+  EXPECT_EQ(j["bbox"]["min"].size(), 3u);
+}
+
+TEST(SimCheck, PassesForEveryModelWithItsDocumentedFields) {
+  for (std::string model : {"stvk-edge", "stvk-tl", "nsn", "corotational"}) {
+    nlohmann::json j = run_json("check " + kKnight + " --model " + model + " --volumetric quadratic --seed 3");
+    EXPECT_TRUE(j["passed"].get<bool>()) << model;
+    EXPECT_LT(j["force_vs_energy"].get<double>(), 1e-6) << model;
+    EXPECT_LT(j["stiffness_vs_forces"].get<double>(), 1e-6) << model;
+    EXPECT_EQ(j.contains("forces_vs_stvk_tl"), model == "stvk-edge") << model;
+  }
+}
+
+TEST(SimCheck, FailsWithStatusOneWhenAToleranceIsExceeded) {
+  // A finite-difference step of 10% of the mesh size cannot reproduce the derivatives of a
+  // non-polynomial energy (for StVK, a cubic, the extrapolated differences stay exact).
+  nlohmann::json j = run_json("check " + kKnight + " --model corotational --volumetric cubic --fd-step 0.1", 1);
+  EXPECT_FALSE(j["passed"].get<bool>());
+}
+
+TEST(SimEval, AgreesWithTheLibraryAndWritesForces) {
+  test::TempDir dir;
+  LoadedMesh mesh = load_mesh(kKnight);
+  TetMesh deformed = mesh.mesh;
+  deformed.vertices = random_smooth_deformation(mesh.mesh.vertices, 0.2, 5);
+  std::string deformed_path = dir.file("deformed.vtu");
+  write_vtu(deformed_path, deformed, {}, true);
+  nlohmann::json j = run_json("eval " + kKnight + " --deformed " + deformed_path +
+                              " --model stvk-edge --E 2e5 --nu 0.3 --volumetric cubic --json --forces-out " +
+                              dir.file("f.csv"));
+  auto topo = std::make_shared<const MeshTopology>(mesh.mesh);
+  auto model = make_force_model("stvk-edge", topo, mesh.mesh.vertices, Material{2e5, 0.3}, VolumetricKind::kCubic);
+  ForceOutput expected = model->evaluate(deformed.vertices);
+  EXPECT_NEAR(j["energy"].get<double>(), expected.energy, 1e-12 * expected.energy);
+  EXPECT_NEAR(j["stiffness_frobenius_norm"].get<double>(), expected.K.frobenius_norm(), 1e-9 * expected.K.frobenius_norm());
+  std::string csv = read_file(dir.file("f.csv"));
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 554);
+}
+
+TEST(SimEval, RejectsADeformedFileOfAnotherMesh) {
+  if (!test::shared_meshes_available()) GTEST_SKIP();
+  test::ProcessResult r = test::run_process(kSim + " eval " + kKnight + " --deformed " + test::shared_mesh("octopus-low.mesh"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("does not have the same vertices and tetrahedra"), std::string::npos) << r.err;
+}
+
+TEST(SimConvert, RoundTripsThroughBinaryMshAndWritesSurfaces) {
+  test::TempDir dir;
+  test::ProcessResult r = test::run_process(kSim + " convert " + kKnight + " " + dir.file("k.msh") + " --binary");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = run_json("info " + dir.file("k.msh"));
+  EXPECT_EQ(j["tets"], 1566);
+  EXPECT_EQ(j["format"], "Gmsh MSH");
+  ASSERT_EQ(test::run_process(kSim + " convert " + kKnight + " " + dir.file("k.stl")).exit_code, 0);
+  EXPECT_NE(read_file(dir.file("k.stl")).find("facet normal"), std::string::npos);
+}
+
+TEST(SimErrors, MalformedFileNamesFileAndLine) {
+  test::TempDir dir;
+  std::string bad = dir.write("bad.mesh", "MeshVersionFormatted 1\nDimension 3\nVertices\n2\n0 0 0 0\n1 x 0 0\n");
+  test::ProcessResult r = test::run_process(kSim + " info " + bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.mesh:6: expected a vertex coordinate (a number), found 'x'"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST(SimErrors, BadOptionsAreRefused) {
+  test::ProcessResult r = test::run_process(kSim + " check " + kKnight + " --model neo-hookean");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE((r.out + r.err).find("neo-hookean"), std::string::npos);
+  r = test::run_process(kSim + " info /nonexistent/mesh.msh");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/mesh.msh: cannot open file"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace softbody
