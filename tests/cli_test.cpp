@@ -73,6 +73,22 @@ TEST(SimEval, AgreesWithTheLibraryAndWritesForces) {
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 554);
 }
 
+TEST(SimEval, WritesAVtuWithDisplacementAndEnergyDensity) {
+  test::TempDir dir;
+  LoadedMesh mesh = load_mesh(kKnight);
+  TetMesh deformed = mesh.mesh;
+  deformed.vertices = random_smooth_deformation(mesh.mesh.vertices, 0.2, 6);
+  write_mesh(dir.file("deformed.msh"), deformed, {.binary = true});
+  ASSERT_EQ(test::run_process(kSim + " eval " + kKnight + " --deformed " + dir.file("deformed.msh") + " --vtu-out " +
+                              dir.file("state.vtu")).exit_code, 0);
+  std::string vtu = read_file(dir.file("state.vtu"));
+  EXPECT_NE(vtu.find("Name=\"displacement\""), std::string::npos);
+  EXPECT_NE(vtu.find("Name=\"strain_energy_density\""), std::string::npos);
+  ParsedMesh back = parse_mesh_file(dir.file("state.vtu"));
+  ASSERT_EQ(back.mesh.vertices.size(), deformed.vertices.size());
+  EXPECT_EQ(back.mesh.vertices[7], deformed.vertices[7]);
+}
+
 TEST(SimEval, RejectsADeformedFileOfAnotherMesh) {
   if (!test::shared_meshes_available()) GTEST_SKIP();
   test::ProcessResult r = test::run_process(kSim + " eval " + kKnight + " --deformed " + test::shared_mesh("octopus-low.mesh"));

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cli/commands.h"
+#include "engine/forces/energy_density.h"
 #include "engine/forces/force_model.h"
 #include "engine/io/io_util.h"
 #include "engine/mesh/validation.h"
@@ -32,7 +33,7 @@ void write_forces(const std::string& path, const TetMesh& deformed, const Vec3Ar
 void add_eval_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "evaluate energy, forces and stiffness at a deformed configuration");
   struct Args {
-    std::string path, deformed, forces_out;
+    std::string path, deformed, forces_out, vtu_out;
     ModelOptions model;
     bool json = false;
   };
@@ -42,6 +43,8 @@ void add_eval_command(CLI::App& app) {
   add_model_options(*cmd, args->model);
   cmd->add_flag("--json", args->json, "print JSON");
   cmd->add_option("--forces-out", args->forces_out, "write f per vertex (.csv, or .vtu with a 'force' point field)");
+  cmd->add_option("--vtu-out", args->vtu_out,
+                  "write the deformed mesh as VTU with displacement and strain energy density");
   cmd->callback([args] {
     set_num_threads(args->model.threads);
     LoadedMesh rest = load_mesh(args->path);
@@ -61,6 +64,11 @@ void add_eval_command(CLI::App& app) {
     for (const Vec3& f : out.f) f_norm += f.squaredNorm();
     f_norm = std::sqrt(f_norm);
     if (!args->forces_out.empty()) write_forces(args->forces_out, deformed.mesh, out.f);
+    if (!args->vtu_out.empty()) {
+      std::vector<double> density = strain_energy_density(args->model.model, rest.mesh, material,
+                                                          parse_volumetric_kind(args->model.volumetric), deformed.mesh.vertices);
+      write_state_vtu(args->vtu_out, rest.mesh, deformed.mesh.vertices, nullptr, &density);
+    }
     if (args->json) {
       nlohmann::ordered_json j;
       j["mesh"] = args->path;

@@ -46,6 +46,10 @@ class CorotationalModel final : public ForceModel {
 void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda, double mu,
                      unsigned what, ElementContribution& c);
 
+// One tetrahedron of the corotational model.
+void corotational_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda, double mu,
+                          unsigned what, ElementContribution& c);
+
 // Rotation R (det +1) and symmetric S with F = R S. For inverted F the smallest singular value
 // becomes negative so that R stays a rotation.
 void polar_decomposition(const Mat3& f, Mat3& r, Mat3& s);

@@ -3,26 +3,13 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/forces/edge_constants.h"
 #include "engine/forces/element_models.h"
 #include "engine/mesh/quality.h"
 #include "engine/parallel/parallel.h"
 
 namespace softbody {
 namespace {
-
-using Vec6 = Eigen::Matrix<double, 6, 1>;
-
-// Column of Q_T^{-1} (seed 003 eq. 17) for the edge joining local vertices i and j. From
-// F^T F = -sum_{i<j} |p_i - p_j|^2 sym(alpha_i alpha_j^T) (which uses sum_i alpha_i = 0), the
-// strain is E = -1/2 sum_edges zeta(E) sym(alpha_i alpha_j^T); in the Voigt order of eq. 4
-// (engineering shears) this is eps = 1/2 Q^{-1} zeta with the columns below. This closed form
-// avoids inverting the 6x6 matrix Q_T, which is badly conditioned for slivers.
-Vec6 strain_column(const Vec3& ai, const Vec3& aj) {
-  Vec6 b;
-  b << -ai.x() * aj.x(), -ai.y() * aj.y(), -ai.z() * aj.z(), -(ai.x() * aj.y() + ai.y() * aj.x()),
-      -(ai.y() * aj.z() + ai.z() * aj.y()), -(ai.z() * aj.x() + ai.x() * aj.z());
-  return b;
-}
 
 }  // namespace
 
@@ -61,20 +48,7 @@ StvkEdgeModel::StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const
       sliver_tets_.push_back(t);
       continue;
     }
-    std::array<Vec6, 6> b;
-    for (int k = 0; k < 6; ++k) {
-      b[static_cast<size_t>(k)] = strain_column(g.shape_gradient[static_cast<size_t>(kTetEdgeLocal[k][0])],
-                                                g.shape_gradient[static_cast<size_t>(kTetEdgeLocal[k][1])]);
-    }
-    // L_T = (C_T/12) Q^-T D Q^-1 (eq. 19) with C_T = 6 V; D applied through its structure (eq. 7).
-    auto l_t = [&](int k, int l) {
-      const Vec6& x = b[static_cast<size_t>(k)];
-      const Vec6& y = b[static_cast<size_t>(l)];
-      double trace = (x[0] + x[1] + x[2]) * (y[0] + y[1] + y[2]);
-      double normal = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
-      double shear = x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
-      return 0.5 * g.volume * (lambda * trace + 2 * mu * normal + mu * shear);
-    };
+    const EdgeConstants l_t = tet_edge_constants(g, lambda, mu);
     for (int k = 0; k < 6; ++k) {
       l_edge_[static_cast<size_t>(topo.tet_edge(t, k))] += l_t(k, k);
       for (int l = k + 1; l < 6; ++l) l_tsep_[find_tsep(topo.tet_edge(t, k), topo.tet_edge(t, l))] += l_t(k, l);

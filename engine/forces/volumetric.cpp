@@ -31,12 +31,34 @@ void build_csr(size_t num_keys, Emit&& emit, std::vector<Index>& offsets, std::v
 
 }  // namespace
 
+void volumetric_density(VolumetricKind kind, const Material& material, double theta, double& psi, double& dpsi,
+                        double& ddpsi) {
+  psi = dpsi = ddpsi = 0;
+  const double e = material.youngs_modulus, nu = material.poisson_ratio;
+  switch (kind) {
+    case VolumetricKind::kNone: return;
+    case VolumetricKind::kCubic:
+      if (theta < 0) {
+        const double k_vol = e / (4 * (1 - 2 * nu));
+        psi = -k_vol * theta * theta * theta / 3;
+        dpsi = -k_vol * theta * theta;
+        ddpsi = -2 * k_vol * theta;
+      }
+      return;
+    case VolumetricKind::kQuadratic: {
+      const double kappa = 0.1 * e / (6 * (1 - 2 * nu));
+      psi = kappa * theta * theta;
+      dpsi = 2 * kappa * theta;
+      ddpsi = 2 * kappa;
+      return;
+    }
+  }
+}
+
 VolumetricTerm::VolumetricTerm(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
                                const Material& material, VolumetricKind kind)
-    : topology_(std::move(topology)), kind_(kind) {
+    : topology_(std::move(topology)), kind_(kind), material_(material) {
   material.check();
-  const double e = material.youngs_modulus, nu = material.poisson_ratio;
-  coefficient_ = kind == VolumetricKind::kCubic ? e / (4 * (1 - 2 * nu)) : 0.1 * e / (6 * (1 - 2 * nu));
   const auto& tets = topology_->tets();
   rest_six_volume_.resize(tets.size());
   for (size_t t = 0; t < tets.size(); ++t) rest_six_volume_[t] = six_signed_volume(rest, tets[t]);
@@ -56,25 +78,6 @@ VolumetricTerm::VolumetricTerm(std::shared_ptr<const MeshTopology> topology, con
         }
       },
       edge_slot_offsets_, edge_slots_);
-}
-
-void VolumetricTerm::density(double theta, double& psi, double& dpsi, double& ddpsi) const {
-  psi = dpsi = ddpsi = 0;
-  switch (kind_) {
-    case VolumetricKind::kNone: return;
-    case VolumetricKind::kCubic:
-      if (theta < 0) {
-        psi = -coefficient_ * theta * theta * theta / 3;
-        dpsi = -coefficient_ * theta * theta;
-        ddpsi = -2 * coefficient_ * theta;
-      }
-      return;
-    case VolumetricKind::kQuadratic:
-      psi = coefficient_ * theta * theta;
-      dpsi = 2 * coefficient_ * theta;
-      ddpsi = 2 * coefficient_;
-      return;
-  }
 }
 
 void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace, ForceOutput& out) const {
@@ -98,7 +101,7 @@ void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace
     const double c0 = rest_six_volume_[t];
     const double theta = d1.dot(s.grad[1]) / c0 - 1;
     double psi, dpsi, ddpsi;
-    density(theta, psi, dpsi, ddpsi);
+    volumetric_density(kind_, material_, theta, psi, dpsi, ddpsi);
     energy[t] = c0 / 6 * psi;
     s.a1 = dpsi / 6;
     s.a2 = ddpsi / (6 * c0);

@@ -10,14 +10,16 @@
 
 namespace softbody {
 
+// psi(theta), psi'(theta), psi''(theta) of the chosen volumetric energy density.
+void volumetric_density(VolumetricKind kind, const Material& material, double theta, double& psi, double& dpsi,
+                        double& ddpsi);
+
 class VolumetricTerm {
  public:
   VolumetricTerm(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest, const Material& material,
                  VolumetricKind kind);
 
   VolumetricKind kind() const { return kind_; }
-  // psi(theta), psi'(theta), psi''(theta).
-  void density(double theta, double& psi, double& dpsi, double& ddpsi) const;
   // Per-tetrahedron quantities computed once per evaluation and gathered by vertices and edges.
   struct TetState {
     double a1;                 // psi' / 6: force factor on dC/dp
@@ -39,7 +41,7 @@ class VolumetricTerm {
  private:
   std::shared_ptr<const MeshTopology> topology_;
   VolumetricKind kind_;
-  double coefficient_;               // K_vol (cubic) or 0.1 E / (6 (1 - 2 nu)) (quadratic)
+  Material material_;
   std::vector<double> rest_six_volume_;  // C_T^ini
   // Gather lists: the tetrahedron corners at each vertex and the tetrahedron edges at each edge.
   std::vector<Index> vertex_corner_offsets_, vertex_corners_;  // entries 4 t + local vertex

@@ -50,6 +50,11 @@ struct VtuData {
 void write_mesh(const std::string& path, const TetMesh& mesh, const WriteOptions& options = {});
 void write_vtu(const std::string& path, const TetMesh& mesh, const VtuData& data, bool base64);
 
+// A configuration for visualisation: the mesh at `positions`, with point data "displacement"
+// (positions - rest) and, where given, "velocity", and cell data "strain_energy_density".
+void write_state_vtu(const std::string& path, const TetMesh& rest, const Vec3Array& positions,
+                     const Vec3Array* velocities, const std::vector<double>* energy_density, bool base64 = true);
+
 // Per-format parsers, exposed for tests. `content` is the whole file.
 TetMesh parse_gmsh(const std::string& path, std::string_view content, std::vector<std::string>& notes);
 TetMesh parse_medit(const std::string& path, std::string_view content, std::vector<std::string>& notes);

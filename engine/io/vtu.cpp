@@ -284,4 +284,28 @@ void write_vtu(const std::string& path, const TetMesh& mesh, const VtuData& data
   finish_writing(out, path);
 }
 
+void write_state_vtu(const std::string& path, const TetMesh& rest, const Vec3Array& positions,
+                     const Vec3Array* velocities, const std::vector<double>* energy_density, bool base64) {
+  if (positions.size() != rest.vertices.size()) throw MeshError(path, "positions do not match the mesh");
+  auto vector_field = [](const char* name, auto&& value, size_t n) {
+    Field f{name, 3, {}};
+    f.values.reserve(3 * n);
+    for (size_t i = 0; i < n; ++i) {
+      const Vec3 v = value(i);
+      f.values.insert(f.values.end(), {v.x(), v.y(), v.z()});
+    }
+    return f;
+  };
+  VtuData data;
+  data.point_data.push_back(
+      vector_field("displacement", [&](size_t i) { return Vec3(positions[i] - rest.vertices[i]); }, positions.size()));
+  if (velocities != nullptr) {
+    if (velocities->size() != positions.size()) throw MeshError(path, "velocities do not match the mesh");
+    data.point_data.push_back(vector_field("velocity", [&](size_t i) { return (*velocities)[i]; }, positions.size()));
+  }
+  if (energy_density != nullptr) data.cell_data.push_back({"strain_energy_density", 1, *energy_density});
+  TetMesh deformed{positions, rest.tets, {}};
+  write_vtu(path, deformed, data, base64);
+}
+
 }  // namespace softbody

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/forces/energy_density.h"
 #include "engine/forces/stvk_edge.h"
 #include "engine/forces/verification.h"
 #include "engine/mesh/box_generator.h"
@@ -88,6 +89,17 @@ TEST_P(EveryModel, NetForceAndTorqueVanishUnderAnyDeformation) {
   }
   EXPECT_LT(net.norm(), 1e-12 * scale);
   EXPECT_LT(torque.norm(), 1e-12 * scale);
+}
+
+TEST_P(EveryModel, EnergyDensitiesSumToTheTotalEnergy) {
+  TetMesh mesh = small_box();
+  auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial, GetParam().volumetric);
+  Vec3Array p = random_smooth_deformation(mesh.vertices, 0.3, 12);
+  std::vector<double> density = strain_energy_density(GetParam().model, mesh, kMaterial, GetParam().volumetric, p);
+  double total = 0;
+  for (size_t t = 0; t < mesh.tets.size(); ++t) total += density[t] * six_signed_volume(mesh.vertices, mesh.tets[t]) / 6;
+  const double energy = model->evaluate(p, kEvalEnergy).energy;
+  EXPECT_NEAR(total, energy, 1e-11 * energy);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, EveryModel, testing::ValuesIn(all_model_cases()), case_name);

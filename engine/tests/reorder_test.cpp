@@ -43,7 +43,8 @@ TEST(Reorder, ReducesTheBandwidthOfAScrambledMesh) {
   }
   auto bandwidth = [](const TetMesh& m) {
     Index worst = 0;
-    for (const EdgeVertices& e : MeshTopology(m).edges()) worst = std::max(worst, e[1] - e[0]);
+    const MeshTopology topology(m);
+    for (const EdgeVertices& e : topology.edges()) worst = std::max(worst, e[1] - e[0]);
     return worst;
   };
   Index before = bandwidth(scrambled);
