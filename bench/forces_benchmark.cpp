@@ -59,11 +59,14 @@ void add_forces_benchmark(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--mesh", args->mesh, "mesh file, or box:NX,NY,NZ")->required();
-  cmd->add_option("--threads", args->threads, "OpenMP threads")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--threads", args->threads, "OpenMP threads")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "print JSON (the only output format)");
   cmd->add_option("--min-time", args->min_time, "seconds per measurement")->capture_default_str();
   cmd->add_option("--min-runs", args->min_runs, "runs per measurement")->capture_default_str();
-  cmd->add_flag("--keep-order", args->keep_order, "use the file's vertex order instead of reverse Cuthill-McKee");
+  cmd->add_flag("--keep-order", args->keep_order,
+                "use the file's vertex order instead of reverse Cuthill-McKee");
   cmd->callback([args] {
     set_num_threads(args->threads);
     TetMesh mesh = load_benchmark_mesh(args->mesh);
@@ -83,14 +86,17 @@ void add_forces_benchmark(CLI::App& app) {
     out["vertex_order"] = args->keep_order ? "file" : "reverse Cuthill-McKee";
     out["results"] = nlohmann::json::array();
     std::map<std::string, double> median_ns;
-    for (const std::string& name : {std::string("stvk-tl"), std::string("stvk-edge"), std::string("nsn"), std::string("corotational")}) {
-      for (VolumetricKind vol : {VolumetricKind::kNone, VolumetricKind::kCubic, VolumetricKind::kQuadratic}) {
+    for (const std::string& name : {std::string("stvk-tl"), std::string("stvk-edge"),
+                                    std::string("nsn"), std::string("corotational")}) {
+      for (VolumetricKind vol :
+           {VolumetricKind::kNone, VolumetricKind::kCubic, VolumetricKind::kQuadratic}) {
         auto model = make_force_model(name, topology, mesh.vertices, material, vol);
         auto workspace = model->make_workspace();
         ForceOutput result;
         for (bool stiffness : {false, true}) {
           unsigned what = kEvalForces | (stiffness ? kEvalStiffness : 0u);
-          TimingStats t = time_repeatedly([&] { model->evaluate(p, what, *workspace, result); }, args->min_time, args->min_runs);
+          TimingStats t = time_repeatedly([&] { model->evaluate(p, what, *workspace, result); },
+                                          args->min_time, args->min_runs);
           const double per_tet = 1e9 / topology->num_tets();
           nlohmann::ordered_json r;
           r["model"] = name;
@@ -101,15 +107,21 @@ void add_forces_benchmark(CLI::App& app) {
           r["median_ns_per_tet"] = t.median_s * per_tet;
           r["p10_ns_per_tet"] = t.p10_s * per_tet;
           r["p90_ns_per_tet"] = t.p90_s * per_tet;
-          std::optional<double> flops = vol == VolumetricKind::kNone ? paper_flops(name, stiffness, *topology) : std::nullopt;
-          r["paper_flops_per_tet"] = flops ? nlohmann::json(*flops / topology->num_tets()) : nlohmann::json(nullptr);
-          r["paper_gflops"] = flops ? nlohmann::json(*flops / t.median_s * 1e-9) : nlohmann::json(nullptr);
-          median_ns[name + "/" + volumetric_kind_name(vol) + "/" + (stiffness ? "f+K" : "f")] = t.median_s * per_tet;
+          std::optional<double> flops =
+              vol == VolumetricKind::kNone ? paper_flops(name, stiffness, *topology) : std::nullopt;
+          r["paper_flops_per_tet"] =
+              flops ? nlohmann::json(*flops / topology->num_tets()) : nlohmann::json(nullptr);
+          r["paper_gflops"] =
+              flops ? nlohmann::json(*flops / t.median_s * 1e-9) : nlohmann::json(nullptr);
+          median_ns[name + "/" + volumetric_kind_name(vol) + "/" + (stiffness ? "f+K" : "f")] =
+              t.median_s * per_tet;
           out["results"].push_back(r);
         }
       }
     }
-    auto ratio = [&](const std::string& a, const std::string& b) { return median_ns.at(a) / median_ns.at(b); };
+    auto ratio = [&](const std::string& a, const std::string& b) {
+      return median_ns.at(a) / median_ns.at(b);
+    };
     out["speedups"] = {
         {"stvk-edge_vs_stvk-tl_f+K", ratio("stvk-tl/none/f+K", "stvk-edge/none/f+K")},
         {"stvk-edge_vs_stvk-tl_f", ratio("stvk-tl/none/f", "stvk-edge/none/f")},

@@ -17,7 +17,9 @@ TimingStats time_repeatedly(const std::function<void()>& body, double min_second
     samples.push_back(std::chrono::duration<double>(clock::now() - t0).count());
   }
   std::sort(samples.begin(), samples.end());
-  auto at = [&](double q) { return samples[static_cast<size_t>(q * static_cast<double>(samples.size() - 1))]; };
+  auto at = [&](double q) {
+    return samples[static_cast<size_t>(q * static_cast<double>(samples.size() - 1))];
+  };
   return {static_cast<int>(samples.size()), at(0.5), at(0.1), at(0.9)};
 }
 

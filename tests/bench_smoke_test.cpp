@@ -10,7 +10,9 @@ namespace softbody {
 namespace {
 
 TEST(BenchSmoke, ForcesBenchmarkReportsEveryModelAndMode) {
-  test::ProcessResult r = test::run_process(std::string(SOFTBODY_BENCH) + " forces --mesh box:3,3,3 --threads 1 --json --min-time 0 --min-runs 1");
+  test::ProcessResult r =
+      test::run_process(std::string(SOFTBODY_BENCH) +
+                        " forces --mesh box:3,3,3 --threads 1 --json --min-time 0 --min-runs 1");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["tets"], 6 * 27);

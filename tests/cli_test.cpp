@@ -39,7 +39,8 @@ TEST(SimInfo, ReportsCountsOfTheShippedMesh) {
 
 TEST(SimCheck, PassesForEveryModelWithItsDocumentedFields) {
   for (std::string model : {"stvk-edge", "stvk-tl", "nsn", "corotational"}) {
-    nlohmann::json j = run_json("check " + kKnight + " --model " + model + " --volumetric quadratic --seed 3");
+    nlohmann::json j =
+        run_json("check " + kKnight + " --model " + model + " --volumetric quadratic --seed 3");
     EXPECT_TRUE(j["passed"].get<bool>()) << model;
     EXPECT_LT(j["force_vs_energy"].get<double>(), 1e-6) << model;
     EXPECT_LT(j["stiffness_vs_forces"].get<double>(), 1e-6) << model;
@@ -50,7 +51,8 @@ TEST(SimCheck, PassesForEveryModelWithItsDocumentedFields) {
 TEST(SimCheck, FailsWithStatusOneWhenAToleranceIsExceeded) {
   // A finite-difference step of 10% of the mesh size cannot reproduce the derivatives of a
   // non-polynomial energy (for StVK, a cubic, the extrapolated differences stay exact).
-  nlohmann::json j = run_json("check " + kKnight + " --model corotational --volumetric cubic --fd-step 0.1", 1);
+  nlohmann::json j =
+      run_json("check " + kKnight + " --model corotational --volumetric cubic --fd-step 0.1", 1);
   EXPECT_FALSE(j["passed"].get<bool>());
 }
 
@@ -61,14 +63,17 @@ TEST(SimEval, AgreesWithTheLibraryAndWritesForces) {
   deformed.vertices = random_smooth_deformation(mesh.mesh.vertices, 0.2, 5);
   std::string deformed_path = dir.file("deformed.vtu");
   write_vtu(deformed_path, deformed, {}, true);
-  nlohmann::json j = run_json("eval " + kKnight + " --deformed " + deformed_path +
-                              " --model stvk-edge --E 2e5 --nu 0.3 --volumetric cubic --json --forces-out " +
-                              dir.file("f.csv"));
+  nlohmann::json j =
+      run_json("eval " + kKnight + " --deformed " + deformed_path +
+               " --model stvk-edge --E 2e5 --nu 0.3 --volumetric cubic --json --forces-out " +
+               dir.file("f.csv"));
   auto topo = std::make_shared<const MeshTopology>(mesh.mesh);
-  auto model = make_force_model("stvk-edge", topo, mesh.mesh.vertices, Material{2e5, 0.3}, VolumetricKind::kCubic);
+  auto model = make_force_model("stvk-edge", topo, mesh.mesh.vertices, Material{2e5, 0.3},
+                                VolumetricKind::kCubic);
   ForceOutput expected = model->evaluate(deformed.vertices);
   EXPECT_NEAR(j["energy"].get<double>(), expected.energy, 1e-12 * expected.energy);
-  EXPECT_NEAR(j["stiffness_frobenius_norm"].get<double>(), expected.K.frobenius_norm(), 1e-9 * expected.K.frobenius_norm());
+  EXPECT_NEAR(j["stiffness_frobenius_norm"].get<double>(), expected.K.frobenius_norm(),
+              1e-9 * expected.K.frobenius_norm());
   std::string csv = read_file(dir.file("f.csv"));
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 554);
 }
@@ -79,8 +84,10 @@ TEST(SimEval, WritesAVtuWithDisplacementAndEnergyDensity) {
   TetMesh deformed = mesh.mesh;
   deformed.vertices = random_smooth_deformation(mesh.mesh.vertices, 0.2, 6);
   write_mesh(dir.file("deformed.msh"), deformed, {.binary = true});
-  ASSERT_EQ(test::run_process(kSim + " eval " + kKnight + " --deformed " + dir.file("deformed.msh") + " --vtu-out " +
-                              dir.file("state.vtu")).exit_code, 0);
+  ASSERT_EQ(test::run_process(kSim + " eval " + kKnight + " --deformed " +
+                              dir.file("deformed.msh") + " --vtu-out " + dir.file("state.vtu"))
+                .exit_code,
+            0);
   std::string vtu = read_file(dir.file("state.vtu"));
   EXPECT_NE(vtu.find("Name=\"displacement\""), std::string::npos);
   EXPECT_NE(vtu.find("Name=\"strain_energy_density\""), std::string::npos);
@@ -91,14 +98,17 @@ TEST(SimEval, WritesAVtuWithDisplacementAndEnergyDensity) {
 
 TEST(SimEval, RejectsADeformedFileOfAnotherMesh) {
   if (!test::shared_meshes_available()) GTEST_SKIP();
-  test::ProcessResult r = test::run_process(kSim + " eval " + kKnight + " --deformed " + test::shared_mesh("octopus-low.mesh"));
+  test::ProcessResult r = test::run_process(kSim + " eval " + kKnight + " --deformed " +
+                                            test::shared_mesh("octopus-low.mesh"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("does not have the same vertices and tetrahedra"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("does not have the same vertices and tetrahedra"), std::string::npos)
+      << r.err;
 }
 
 TEST(SimConvert, RoundTripsThroughBinaryMshAndWritesSurfaces) {
   test::TempDir dir;
-  test::ProcessResult r = test::run_process(kSim + " convert " + kKnight + " " + dir.file("k.msh") + " --binary");
+  test::ProcessResult r =
+      test::run_process(kSim + " convert " + kKnight + " " + dir.file("k.msh") + " --binary");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = run_json("info " + dir.file("k.msh"));
   EXPECT_EQ(j["tets"], 1566);
@@ -109,10 +119,13 @@ TEST(SimConvert, RoundTripsThroughBinaryMshAndWritesSurfaces) {
 
 TEST(SimErrors, MalformedFileNamesFileAndLine) {
   test::TempDir dir;
-  std::string bad = dir.write("bad.mesh", "MeshVersionFormatted 1\nDimension 3\nVertices\n2\n0 0 0 0\n1 x 0 0\n");
+  std::string bad =
+      dir.write("bad.mesh", "MeshVersionFormatted 1\nDimension 3\nVertices\n2\n0 0 0 0\n1 x 0 0\n");
   test::ProcessResult r = test::run_process(kSim + " info " + bad);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("bad.mesh:6: expected a vertex coordinate (a number), found 'x'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad.mesh:6: expected a vertex coordinate (a number), found 'x'"),
+            std::string::npos)
+      << r.err;
   EXPECT_TRUE(r.out.empty());
 }
 

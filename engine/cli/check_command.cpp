@@ -24,7 +24,8 @@ constexpr double kEquivalenceTolerance = 1e-10;
 }  // namespace
 
 void add_check_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("check", "finite-difference and equivalence checks of a force model (JSON)");
+  auto* cmd = app.add_subcommand(
+      "check", "finite-difference and equivalence checks of a force model (JSON)");
   struct Args {
     std::string path;
     ModelOptions model;
@@ -35,10 +36,12 @@ void add_check_command(CLI::App& app) {
   auto args = std::make_shared<Args>();
   cmd->add_option("MESH", args->path, "mesh file")->required();
   add_model_options(*cmd, args->model);
-  cmd->add_option("--deform", args->deform, "amplitude of the smooth deformation, relative to the bounding-box diagonal")
+  cmd->add_option("--deform", args->deform,
+                  "amplitude of the smooth deformation, relative to the bounding-box diagonal")
       ->capture_default_str();
   cmd->add_option("--seed", args->seed, "random seed")->capture_default_str();
-  cmd->add_option("--fd-step", args->fd_step, "finite-difference step, relative to the bounding-box diagonal")
+  cmd->add_option("--fd-step", args->fd_step,
+                  "finite-difference step, relative to the bounding-box diagonal")
       ->capture_default_str();
   cmd->callback([args] {
     set_num_threads(args->model.threads);
@@ -63,7 +66,8 @@ void add_check_command(CLI::App& app) {
     fd.seed = args->seed;
     fd.step = args->fd_step;
     record("force_vs_energy", force_vs_energy_error(*model, p, fd), kFiniteDifferenceTolerance);
-    record("stiffness_vs_forces", stiffness_vs_force_error(*model, p, fd), kFiniteDifferenceTolerance);
+    record("stiffness_vs_forces", stiffness_vs_force_error(*model, p, fd),
+           kFiniteDifferenceTolerance);
     if (args->model.model == "stvk-edge") {
       auto reference = make_force_model("stvk-tl", topology, loaded.mesh.vertices, material, vol);
       ModelDifference d = compare_models(*model, *reference, p);
@@ -71,7 +75,8 @@ void add_check_command(CLI::App& app) {
       record("stiffness_vs_stvk_tl", d.stiffness, kEquivalenceTolerance);
       record("energy_vs_stvk_tl", d.energy, kEquivalenceTolerance);
     }
-    j["tolerances"] = {{"finite_difference", kFiniteDifferenceTolerance}, {"equivalence", kEquivalenceTolerance}};
+    j["tolerances"] = {{"finite_difference", kFiniteDifferenceTolerance},
+                       {"equivalence", kEquivalenceTolerance}};
     j["passed"] = ok;
     std::cout << j.dump(2) << '\n';
     if (!ok) std::exit(1);

@@ -24,14 +24,16 @@ void write_forces(const std::string& path, const TetMesh& deformed, const Vec3Ar
   }
   std::ofstream out = open_for_writing(path);
   out << "vertex,fx,fy,fz\n";
-  for (size_t i = 0; i < f.size(); ++i) out << i << ',' << f[i].x() << ',' << f[i].y() << ',' << f[i].z() << '\n';
+  for (size_t i = 0; i < f.size(); ++i)
+    out << i << ',' << f[i].x() << ',' << f[i].y() << ',' << f[i].z() << '\n';
   finish_writing(out, path);
 }
 
 }  // namespace
 
 void add_eval_command(CLI::App& app) {
-  auto* cmd = app.add_subcommand("eval", "evaluate energy, forces and stiffness at a deformed configuration");
+  auto* cmd = app.add_subcommand(
+      "eval", "evaluate energy, forces and stiffness at a deformed configuration");
   struct Args {
     std::string path, deformed, forces_out, vtu_out;
     ModelOptions model;
@@ -39,10 +41,13 @@ void add_eval_command(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("MESH", args->path, "rest mesh")->required();
-  cmd->add_option("--deformed", args->deformed, "the same mesh with deformed vertex positions (any format)")->required();
+  cmd->add_option("--deformed", args->deformed,
+                  "the same mesh with deformed vertex positions (any format)")
+      ->required();
   add_model_options(*cmd, args->model);
   cmd->add_flag("--json", args->json, "print JSON");
-  cmd->add_option("--forces-out", args->forces_out, "write f per vertex (.csv, or .vtu with a 'force' point field)");
+  cmd->add_option("--forces-out", args->forces_out,
+                  "write f per vertex (.csv, or .vtu with a 'force' point field)");
   cmd->add_option("--vtu-out", args->vtu_out,
                   "write the deformed mesh as VTU with displacement and strain energy density");
   cmd->callback([args] {
@@ -50,9 +55,11 @@ void add_eval_command(CLI::App& app) {
     LoadedMesh rest = load_mesh(args->path);
     // The deformed configuration may contain inverted elements: parse it without validation.
     ParsedMesh deformed = parse_mesh_file(args->deformed);
-    if (deformed.mesh.vertices.size() != rest.mesh.vertices.size() || deformed.mesh.tets != rest.mesh.tets) {
-      throw MeshError(args->deformed, "does not have the same vertices and tetrahedra as " + args->path +
-                                          " (" + std::to_string(deformed.mesh.vertices.size()) + " vs " +
+    if (deformed.mesh.vertices.size() != rest.mesh.vertices.size() ||
+        deformed.mesh.tets != rest.mesh.tets) {
+      throw MeshError(args->deformed, "does not have the same vertices and tetrahedra as " +
+                                          args->path + " (" +
+                                          std::to_string(deformed.mesh.vertices.size()) + " vs " +
                                           std::to_string(rest.mesh.vertices.size()) + " vertices)");
     }
     auto topology = std::make_shared<const MeshTopology>(rest.mesh);
@@ -65,8 +72,9 @@ void add_eval_command(CLI::App& app) {
     f_norm = std::sqrt(f_norm);
     if (!args->forces_out.empty()) write_forces(args->forces_out, deformed.mesh, out.f);
     if (!args->vtu_out.empty()) {
-      std::vector<double> density = strain_energy_density(args->model.model, rest.mesh, material,
-                                                          parse_volumetric_kind(args->model.volumetric), deformed.mesh.vertices);
+      std::vector<double> density = strain_energy_density(
+          args->model.model, rest.mesh, material, parse_volumetric_kind(args->model.volumetric),
+          deformed.mesh.vertices);
       write_state_vtu(args->vtu_out, rest.mesh, deformed.mesh.vertices, nullptr, &density);
     }
     if (args->json) {

@@ -5,7 +5,9 @@
 #include "engine/io/mesh_error.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"softbody-sim: tetrahedral soft-body engine tools (mesh info, force checks, evaluation, conversion)"};
+  CLI::App app{
+      "softbody-sim: tetrahedral soft-body engine tools (mesh info, force checks, evaluation, "
+      "conversion)"};
   app.require_subcommand(1);
   softbody::cli::add_info_command(app);
   softbody::cli::add_check_command(app);

@@ -22,7 +22,8 @@ namespace {
 // Robust path: SVD with the sign of the smallest singular value moved into it for det F < 0.
 void polar_by_svd(const Mat3& f, Mat3& r, Mat3& s) {
   // A square 3x3 needs no QR preconditioning.
-  Eigen::JacobiSVD<Mat3, Eigen::NoQRPreconditioner> svd(f, Eigen::ComputeFullU | Eigen::ComputeFullV);
+  Eigen::JacobiSVD<Mat3, Eigen::NoQRPreconditioner> svd(f,
+                                                        Eigen::ComputeFullU | Eigen::ComputeFullV);
   Mat3 u = svd.matrixU(), v = svd.matrixV();
   Vec3 sigma = svd.singularValues();
   if (u.determinant() < 0) {
@@ -101,7 +102,8 @@ void corotational_element(const Vec3Array& p, const Tet& tet, const TetRestGeome
   };
   for (size_t i = 0; i < 4; ++i) c.diagonal[i] = block(i, i);
   for (size_t k = 0; k < 6; ++k) {
-    c.edge[k] = block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
+    c.edge[k] =
+        block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
   }
 }
 

@@ -16,7 +16,8 @@ void EdgeBlockMatrix::set_zero() {
   for (Mat3& m : edge_blocks) m.setZero();
 }
 
-void EdgeBlockMatrix::multiply(const MeshTopology& topology, const Vec3Array& x, Vec3Array& y) const {
+void EdgeBlockMatrix::multiply(const MeshTopology& topology, const Vec3Array& x,
+                               Vec3Array& y) const {
   y.resize(x.size());
   const auto& edges = topology.edges();
   parallel_for(topology.num_vertices(), [&](std::ptrdiff_t v) {
@@ -37,7 +38,8 @@ void EdgeBlockMatrix::multiply(const MeshTopology& topology, const Vec3Array& x,
 Eigen::MatrixXd EdgeBlockMatrix::to_dense(const MeshTopology& topology) const {
   const Eigen::Index n = topology.num_vertices();
   Eigen::MatrixXd k = Eigen::MatrixXd::Zero(3 * n, 3 * n);
-  for (Eigen::Index v = 0; v < n; ++v) k.block<3, 3>(3 * v, 3 * v) = vertex_blocks[static_cast<size_t>(v)];
+  for (Eigen::Index v = 0; v < n; ++v)
+    k.block<3, 3>(3 * v, 3 * v) = vertex_blocks[static_cast<size_t>(v)];
   for (size_t e = 0; e < edge_blocks.size(); ++e) {
     const EdgeVertices& ev = topology.edges()[e];
     k.block<3, 3>(3 * ev[0], 3 * ev[1]) = edge_blocks[e];
@@ -55,8 +57,10 @@ double EdgeBlockMatrix::frobenius_norm() const {
 
 double relative_difference(const EdgeBlockMatrix& a, const EdgeBlockMatrix& b) {
   double diff = 0;
-  for (size_t v = 0; v < a.vertex_blocks.size(); ++v) diff += (a.vertex_blocks[v] - b.vertex_blocks[v]).squaredNorm();
-  for (size_t e = 0; e < a.edge_blocks.size(); ++e) diff += 2 * (a.edge_blocks[e] - b.edge_blocks[e]).squaredNorm();
+  for (size_t v = 0; v < a.vertex_blocks.size(); ++v)
+    diff += (a.vertex_blocks[v] - b.vertex_blocks[v]).squaredNorm();
+  for (size_t e = 0; e < a.edge_blocks.size(); ++e)
+    diff += 2 * (a.edge_blocks[e] - b.edge_blocks[e]).squaredNorm();
   return std::sqrt(diff) / b.frobenius_norm();
 }
 

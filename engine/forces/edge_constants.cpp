@@ -37,8 +37,9 @@ EdgeConstants tet_edge_constants(const TetRestGeometry& g, double lambda, double
       double trace = (x[0] + x[1] + x[2]) * (y[0] + y[1] + y[2]);
       double normal = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
       double shear = x[3] * y[3] + x[4] * y[4] + x[5] * y[5];
-      l(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(m)) = l(static_cast<Eigen::Index>(m), static_cast<Eigen::Index>(k)) =
-          0.5 * g.volume * (lambda * trace + 2 * mu * normal + mu * shear);
+      l(static_cast<Eigen::Index>(k), static_cast<Eigen::Index>(m)) =
+          l(static_cast<Eigen::Index>(m), static_cast<Eigen::Index>(k)) =
+              0.5 * g.volume * (lambda * trace + 2 * mu * normal + mu * shear);
     }
   }
   return l;

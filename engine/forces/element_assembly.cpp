@@ -5,14 +5,15 @@
 
 namespace softbody {
 
-void scatter_element(const MeshTopology& topology, Index t, unsigned what, const ElementContribution& local,
-                     ForceOutput& out) {
+void scatter_element(const MeshTopology& topology, Index t, unsigned what,
+                     const ElementContribution& local, ForceOutput& out) {
   const Tet& tet = topology.tets()[static_cast<size_t>(t)];
   if (what & kEvalForces) {
     for (size_t k = 0; k < 4; ++k) out.f[static_cast<size_t>(tet[k])] += local.f[k];
   }
   if (what & kEvalStiffness) {
-    for (size_t k = 0; k < 4; ++k) out.K.vertex_blocks[static_cast<size_t>(tet[k])] += local.diagonal[k];
+    for (size_t k = 0; k < 4; ++k)
+      out.K.vertex_blocks[static_cast<size_t>(tet[k])] += local.diagonal[k];
     for (int k = 0; k < 6; ++k) {
       Mat3& block = out.K.edge_blocks[static_cast<size_t>(topology.tet_edge(t, k))];
       if (topology.tet_edge_flipped(t, k)) {
@@ -44,7 +45,8 @@ TetColoring color_tets(const MeshTopology& topology, const std::vector<Index>* s
     for (Index v : tet) taken |= used[static_cast<size_t>(v)];
     size_t c = 0;
     while (c < kMaxColors && taken[c]) ++c;
-    if (c == kMaxColors) throw std::runtime_error("tetrahedron colouring: a vertex belongs to too many tetrahedra");
+    if (c == kMaxColors)
+      throw std::runtime_error("tetrahedron colouring: a vertex belongs to too many tetrahedra");
     color[i] = static_cast<Index>(c);
     for (Index v : tet) used[static_cast<size_t>(v)].set(c);
     num_colors = std::max(num_colors, static_cast<Index>(c) + 1);
@@ -52,10 +54,12 @@ TetColoring color_tets(const MeshTopology& topology, const std::vector<Index>* s
   TetColoring coloring;
   coloring.color_offsets.assign(static_cast<size_t>(num_colors) + 1, 0);
   for (Index c : color) ++coloring.color_offsets[static_cast<size_t>(c) + 1];
-  for (size_t c = 0; c < static_cast<size_t>(num_colors); ++c) coloring.color_offsets[c + 1] += coloring.color_offsets[c];
+  for (size_t c = 0; c < static_cast<size_t>(num_colors); ++c)
+    coloring.color_offsets[c + 1] += coloring.color_offsets[c];
   coloring.order.resize(color.size());
   std::vector<Index> fill(coloring.color_offsets.begin(), coloring.color_offsets.end() - 1);
-  for (size_t i = 0; i < subset->size(); ++i) coloring.order[static_cast<size_t>(fill[static_cast<size_t>(color[i])]++)] = (*subset)[i];
+  for (size_t i = 0; i < subset->size(); ++i)
+    coloring.order[static_cast<size_t>(fill[static_cast<size_t>(color[i])]++)] = (*subset)[i];
   return coloring;
 }
 

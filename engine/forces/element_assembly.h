@@ -32,8 +32,8 @@ struct ElementWorkspace : ForceWorkspace {
 
 // Adds one element's contribution to the global outputs (not thread-safe across elements sharing
 // vertices; assemble_elements calls it per colour class).
-void scatter_element(const MeshTopology& topology, Index t, unsigned what, const ElementContribution& local,
-                     ForceOutput& out);
+void scatter_element(const MeshTopology& topology, Index t, unsigned what,
+                     const ElementContribution& local, ForceOutput& out);
 
 // kernel(t, what, contribution) computes tetrahedron t's contribution.
 template <typename Kernel>
@@ -51,7 +51,9 @@ void assemble_elements(const MeshTopology& topology, const TetColoring& coloring
     });
   }
   if (what & kEvalEnergy) {
-    out.energy += deterministic_sum(topology.num_tets(), [&](std::ptrdiff_t t) { return ws.tet_energy[static_cast<size_t>(t)]; });
+    out.energy += deterministic_sum(topology.num_tets(), [&](std::ptrdiff_t t) {
+      return ws.tet_energy[static_cast<size_t>(t)];
+    });
   }
 }
 

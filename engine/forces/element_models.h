@@ -10,11 +10,15 @@ namespace softbody {
 
 class StvkTotalLagrangianModel final : public ForceModel {
  public:
-  StvkTotalLagrangianModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest, const Material& material);
+  StvkTotalLagrangianModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
+                           const Material& material);
   std::string name() const override { return "stvk-tl"; }
-  std::unique_ptr<ForceWorkspace> make_workspace() const override { return std::make_unique<ElementWorkspace>(); }
+  std::unique_ptr<ForceWorkspace> make_workspace() const override {
+    return std::make_unique<ElementWorkspace>();
+  }
   using ForceModel::evaluate;
-  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const override;
+  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                ForceOutput& out) const override;
 
  private:
   std::vector<TetRestGeometry> geometry_;
@@ -29,11 +33,15 @@ class StvkTotalLagrangianModel final : public ForceModel {
 // drops the dR terms.)
 class CorotationalModel final : public ForceModel {
  public:
-  CorotationalModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest, const Material& material);
+  CorotationalModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
+                    const Material& material);
   std::string name() const override { return "corotational"; }
-  std::unique_ptr<ForceWorkspace> make_workspace() const override { return std::make_unique<ElementWorkspace>(); }
+  std::unique_ptr<ForceWorkspace> make_workspace() const override {
+    return std::make_unique<ElementWorkspace>();
+  }
   using ForceModel::evaluate;
-  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const override;
+  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                ForceOutput& out) const override;
 
  private:
   std::vector<TetRestGeometry> geometry_;
@@ -43,12 +51,12 @@ class CorotationalModel final : public ForceModel {
 
 // One tetrahedron of the total-Lagrangian StVK model (also used by the edge-based model for
 // slivers, see stvk_edge.h).
-void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda, double mu,
-                     unsigned what, ElementContribution& c);
+void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                     double mu, unsigned what, ElementContribution& c);
 
 // One tetrahedron of the corotational model.
-void corotational_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda, double mu,
-                          unsigned what, ElementContribution& c);
+void corotational_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
+                          double lambda, double mu, unsigned what, ElementContribution& c);
 
 // Rotation R (det +1) and symmetric S with F = R S. For inverted F the smallest singular value
 // becomes negative so that R stays a rotation.

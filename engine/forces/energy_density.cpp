@@ -9,8 +9,9 @@
 
 namespace softbody {
 
-std::vector<double> strain_energy_density(const std::string& model, const TetMesh& rest, const Material& material,
-                                          VolumetricKind volumetric, const Vec3Array& p) {
+std::vector<double> strain_energy_density(const std::string& model, const TetMesh& rest,
+                                          const Material& material, VolumetricKind volumetric,
+                                          const Vec3Array& p) {
   const std::vector<TetRestGeometry> geometry = compute_rest_geometry(rest.vertices, rest.tets);
   const double lambda = material.lambda(), mu = material.mu();
   std::vector<double> density(rest.tets.size());
@@ -32,8 +33,9 @@ std::vector<double> strain_energy_density(const std::string& model, const TetMes
       for (int k = 0; k < 6; ++k) {
         const Vec3 d = p[static_cast<size_t>(tet[static_cast<size_t>(kTetEdgeLocal[k][0])])] -
                        p[static_cast<size_t>(tet[static_cast<size_t>(kTetEdgeLocal[k][1])])];
-        const Vec3 d0 = rest.vertices[static_cast<size_t>(tet[static_cast<size_t>(kTetEdgeLocal[k][0])])] -
-                        rest.vertices[static_cast<size_t>(tet[static_cast<size_t>(kTetEdgeLocal[k][1])])];
+        const Vec3 d0 =
+            rest.vertices[static_cast<size_t>(tet[static_cast<size_t>(kTetEdgeLocal[k][0])])] -
+            rest.vertices[static_cast<size_t>(tet[static_cast<size_t>(kTetEdgeLocal[k][1])])];
         const double zeta = d.squaredNorm() - d0.squaredNorm();
         w += 0.25 * l(k, k) * zeta * zeta;
       }

@@ -10,7 +10,8 @@
 
 namespace softbody {
 
-std::vector<double> strain_energy_density(const std::string& model, const TetMesh& rest, const Material& material,
-                                          VolumetricKind volumetric, const Vec3Array& p);
+std::vector<double> strain_energy_density(const std::string& model, const TetMesh& rest,
+                                          const Material& material, VolumetricKind volumetric,
+                                          const Vec3Array& p);
 
 }  // namespace softbody

@@ -33,9 +33,10 @@ const std::vector<std::string>& force_model_names() {
   return names;
 }
 
-std::unique_ptr<ForceModel> make_force_model(const std::string& name, std::shared_ptr<const MeshTopology> topology,
-                                             const Vec3Array& rest_positions, const Material& material,
-                                             VolumetricKind volumetric) {
+std::unique_ptr<ForceModel> make_force_model(const std::string& name,
+                                             std::shared_ptr<const MeshTopology> topology,
+                                             const Vec3Array& rest_positions,
+                                             const Material& material, VolumetricKind volumetric) {
   std::unique_ptr<ForceModel> model;
   if (name == "stvk-edge") {
     model = std::make_unique<StvkEdgeModel>(topology, rest_positions, material, true);
@@ -46,7 +47,8 @@ std::unique_ptr<ForceModel> make_force_model(const std::string& name, std::share
   } else if (name == "corotational") {
     model = std::make_unique<CorotationalModel>(topology, rest_positions, material);
   } else {
-    throw std::invalid_argument("unknown force model '" + name + "' (stvk-edge, stvk-tl, nsn, corotational)");
+    throw std::invalid_argument("unknown force model '" + name +
+                                "' (stvk-edge, stvk-tl, nsn, corotational)");
   }
   if (volumetric == VolumetricKind::kNone) return model;
   VolumetricTerm term(topology, rest_positions, material, volumetric);

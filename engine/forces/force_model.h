@@ -41,9 +41,12 @@ class ForceModel {
   const MeshTopology& topology() const { return *topology_; }
   const std::shared_ptr<const MeshTopology>& topology_ptr() const { return topology_; }
 
-  virtual std::unique_ptr<ForceWorkspace> make_workspace() const { return std::make_unique<ForceWorkspace>(); }
+  virtual std::unique_ptr<ForceWorkspace> make_workspace() const {
+    return std::make_unique<ForceWorkspace>();
+  }
   // Fills the parts of `out` that `what` asks for (resizing them); p has one entry per vertex.
-  virtual void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const = 0;
+  virtual void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                        ForceOutput& out) const = 0;
 
   // Convenience for tests and tools: evaluation with a fresh workspace.
   ForceOutput evaluate(const Vec3Array& p, unsigned what = kEvalAll) const {
@@ -54,7 +57,8 @@ class ForceModel {
   }
 
  protected:
-  explicit ForceModel(std::shared_ptr<const MeshTopology> topology) : topology_(std::move(topology)) {}
+  explicit ForceModel(std::shared_ptr<const MeshTopology> topology)
+      : topology_(std::move(topology)) {}
   // Sizes the requested outputs and, when the model accumulates into them (`zero`), clears them.
   // Models that assign every entry pass zero = false and skip a pass over memory.
   void prepare_output(unsigned what, ForceOutput& out, bool zero = true) const;
@@ -63,8 +67,10 @@ class ForceModel {
 };
 
 // Model names: "stvk-edge", "stvk-tl", "nsn", "corotational".
-std::unique_ptr<ForceModel> make_force_model(const std::string& name, std::shared_ptr<const MeshTopology> topology,
-                                             const Vec3Array& rest_positions, const Material& material,
+std::unique_ptr<ForceModel> make_force_model(const std::string& name,
+                                             std::shared_ptr<const MeshTopology> topology,
+                                             const Vec3Array& rest_positions,
+                                             const Material& material,
                                              VolumetricKind volumetric = VolumetricKind::kNone);
 
 const std::vector<std::string>& force_model_names();

@@ -16,7 +16,8 @@ struct Material {
   }
   double mu() const { return youngs_modulus / (2 * (1 + poisson_ratio)); }
   void check() const {
-    if (!(youngs_modulus > 0)) throw std::invalid_argument("material: Young's modulus E must be > 0");
+    if (!(youngs_modulus > 0))
+      throw std::invalid_argument("material: Young's modulus E must be > 0");
     if (!(poisson_ratio > -1 && poisson_ratio < 0.5)) {
       throw std::invalid_argument("material: Poisson's ratio nu must lie in (-1, 0.5)");
     }
@@ -43,9 +44,12 @@ inline VolumetricKind parse_volumetric_kind(const std::string& name) {
 
 inline const char* volumetric_kind_name(VolumetricKind kind) {
   switch (kind) {
-    case VolumetricKind::kNone: return "none";
-    case VolumetricKind::kCubic: return "cubic";
-    case VolumetricKind::kQuadratic: return "quadratic";
+    case VolumetricKind::kNone:
+      return "none";
+    case VolumetricKind::kCubic:
+      return "cubic";
+    case VolumetricKind::kQuadratic:
+      return "quadratic";
   }
   return "none";
 }

@@ -7,11 +7,13 @@
 namespace softbody {
 
 struct TetRestGeometry {
-  std::array<Vec3, 4> shape_gradient;  // alpha_i; the deformation gradient is F = sum_i p_i alpha_i^T
-  double volume;                       // rest volume V = C_T^ini / 6 (> 0 for valid meshes)
+  std::array<Vec3, 4>
+      shape_gradient;  // alpha_i; the deformation gradient is F = sum_i p_i alpha_i^T
+  double volume;       // rest volume V = C_T^ini / 6 (> 0 for valid meshes)
 };
 
-std::vector<TetRestGeometry> compute_rest_geometry(const Vec3Array& rest, const std::vector<Tet>& tets);
+std::vector<TetRestGeometry> compute_rest_geometry(const Vec3Array& rest,
+                                                   const std::vector<Tet>& tets);
 
 // F of tetrahedron t at positions p, formed from edge vectors p_i - p_0 (sum_i alpha_i = 0) so that
 // a large common translation of the vertices does not cost accuracy in small elements.

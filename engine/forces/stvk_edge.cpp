@@ -9,9 +9,7 @@
 #include "engine/parallel/parallel.h"
 
 namespace softbody {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 struct StvkEdgeWorkspace : ForceWorkspace {
   Vec3Array ptilde;  // current edge vectors
@@ -22,22 +20,29 @@ struct StvkEdgeWorkspace : ForceWorkspace {
 
 StvkEdgeModel::StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
                              const Material& material, bool include_tseps, double sliver_quality)
-    : ForceModel(std::move(topology)), include_tseps_(include_tseps), lambda_(material.lambda()), mu_(material.mu()) {
+    : ForceModel(std::move(topology)),
+      include_tseps_(include_tseps),
+      lambda_(material.lambda()),
+      mu_(material.mu()) {
   const MeshTopology& topo = *topology_;
-  if (static_cast<Index>(rest.size()) != topo.num_vertices()) throw std::invalid_argument("rest positions do not match the mesh");
+  if (static_cast<Index>(rest.size()) != topo.num_vertices())
+    throw std::invalid_argument("rest positions do not match the mesh");
   material.check();
   const double lambda = material.lambda(), mu = material.mu();
   const auto& edges = topo.edges();
   const auto& tseps = topo.tseps();
   h_.resize(edges.size());
-  for (size_t e = 0; e < edges.size(); ++e) h_[e] = (rest[static_cast<size_t>(edges[e][0])] - rest[static_cast<size_t>(edges[e][1])]).squaredNorm();
+  for (size_t e = 0; e < edges.size(); ++e)
+    h_[e] = (rest[static_cast<size_t>(edges[e][0])] - rest[static_cast<size_t>(edges[e][1])])
+                .squaredNorm();
   l_edge_.assign(edges.size(), 0.0);
   l_tsep_.assign(tseps.size(), 0.0);
 
   auto find_tsep = [&](Index a, Index b) {
     std::array<Index, 2> key = {std::min(a, b), std::max(a, b)};
-    auto it = std::lower_bound(tseps.begin(), tseps.end(), key,
-                               [](const Tsep& t, const std::array<Index, 2>& k) { return t.edge < k; });
+    auto it =
+        std::lower_bound(tseps.begin(), tseps.end(), key,
+                         [](const Tsep& t, const std::array<Index, 2>& k) { return t.edge < k; });
     return static_cast<size_t>(it - tseps.begin());
   };
 
@@ -51,12 +56,14 @@ StvkEdgeModel::StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const
     const EdgeConstants l_t = tet_edge_constants(g, lambda, mu);
     for (int k = 0; k < 6; ++k) {
       l_edge_[static_cast<size_t>(topo.tet_edge(t, k))] += l_t(k, k);
-      for (int l = k + 1; l < 6; ++l) l_tsep_[find_tsep(topo.tet_edge(t, k), topo.tet_edge(t, l))] += l_t(k, l);
+      for (int l = k + 1; l < 6; ++l)
+        l_tsep_[find_tsep(topo.tet_edge(t, k), topo.tet_edge(t, l))] += l_t(k, l);
     }
   }
   if (include_tseps_) build_gather_lists();
   sliver_geometry_.resize(geometry.size());
-  for (Index t : sliver_tets_) sliver_geometry_[static_cast<size_t>(t)] = geometry[static_cast<size_t>(t)];
+  for (Index t : sliver_tets_)
+    sliver_geometry_[static_cast<size_t>(t)] = geometry[static_cast<size_t>(t)];
   sliver_coloring_ = color_tets(topo, &sliver_tets_);
 }
 
@@ -78,7 +85,8 @@ void StvkEdgeModel::build_gather_lists() {
   for (size_t p = 0; p < tseps.size(); ++p) {
     const Tsep& t = tseps[p];
     for (int side = 0; side < 2; ++side) {
-      const auto slot = static_cast<size_t>(fill[static_cast<size_t>(t.edge[static_cast<size_t>(side)])]++);
+      const auto slot =
+          static_cast<size_t>(fill[static_cast<size_t>(t.edge[static_cast<size_t>(side)])]++);
       g_other_[slot] = t.edge[static_cast<size_t>(1 - side)];
       g_l_[slot] = l_tsep_[p];
     }
@@ -103,7 +111,8 @@ void StvkEdgeModel::build_gather_lists() {
       for (size_t j = 0; j < 2; ++j) {
         if (t.s[i][j] == 0) continue;
         double coef = ((i + j) % 2 == 0 ? 2.0 : -2.0) * l_tsep_[p];
-        KTerm term = t.s[i][j] > 0 ? KTerm{coef, t.edge[0], t.edge[1]} : KTerm{coef, t.edge[1], t.edge[0]};
+        KTerm term =
+            t.s[i][j] > 0 ? KTerm{coef, t.edge[0], t.edge[1]} : KTerm{coef, t.edge[1], t.edge[0]};
         terms[static_cast<size_t>(fill[static_cast<size_t>(t.e_p2[i][j])]++)] = term;
       }
     }
@@ -114,7 +123,8 @@ void StvkEdgeModel::build_gather_lists() {
   k_v_.reserve(terms.size());
   for (size_t e = 0; e < ne; ++e) {
     auto first = terms.begin() + k_offsets[e], last = terms.begin() + k_offsets[e + 1];
-    std::sort(first, last, [](const KTerm& a, const KTerm& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; });
+    std::sort(first, last,
+              [](const KTerm& a, const KTerm& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; });
     for (auto it = first; it != last; ++it) {
       if (it == first || it->u != (it - 1)->u) {
         k_group_u_.push_back(it->u);
@@ -137,7 +147,8 @@ std::unique_ptr<ForceWorkspace> StvkEdgeModel::make_workspace() const {
   return ws;
 }
 
-void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const {
+void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                             ForceOutput& out) const {
   auto& ws = dynamic_cast<StvkEdgeWorkspace&>(workspace);
   const MeshTopology& topo = *topology_;
   const auto& edges = topo.edges();
@@ -155,8 +166,10 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
   parallel_for(ne, [&](std::ptrdiff_t e) {
     double g = l_edge_[static_cast<size_t>(e)] * ws.zeta[static_cast<size_t>(e)];
     if (include_tseps_) {
-      for (Index k = g_offsets_[static_cast<size_t>(e)]; k < g_offsets_[static_cast<size_t>(e) + 1]; ++k) {
-        g += g_l_[static_cast<size_t>(k)] * ws.zeta[static_cast<size_t>(g_other_[static_cast<size_t>(k)])];
+      for (Index k = g_offsets_[static_cast<size_t>(e)]; k < g_offsets_[static_cast<size_t>(e) + 1];
+           ++k) {
+        g += g_l_[static_cast<size_t>(k)] *
+             ws.zeta[static_cast<size_t>(g_other_[static_cast<size_t>(k)])];
       }
     }
     ws.g[static_cast<size_t>(e)] = g;
@@ -172,7 +185,8 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
     parallel_for(topo.num_vertices(), [&](std::ptrdiff_t v) {
       Vec3 f = Vec3::Zero();
       for (const VertexEdge& ve : topo.vertex_edges(static_cast<Index>(v))) {
-        f += (ve.sign * ws.g[static_cast<size_t>(ve.edge)]) * ws.ptilde[static_cast<size_t>(ve.edge)];
+        f += (ve.sign * ws.g[static_cast<size_t>(ve.edge)]) *
+             ws.ptilde[static_cast<size_t>(ve.edge)];
       }
       out.f[static_cast<size_t>(v)] = f;
     });
@@ -185,15 +199,19 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
       k.diagonal().array() -= ws.g[static_cast<size_t>(e)];
       if (include_tseps_) {
         // One outer product per group of terms sharing u: ptilde(u) (sum coef ptilde(v))^T.
-        Index term = k_group_offsets_[static_cast<size_t>(e)] == 0
-                         ? 0
-                         : k_group_end_[static_cast<size_t>(k_group_offsets_[static_cast<size_t>(e)]) - 1];
-        for (Index grp = k_group_offsets_[static_cast<size_t>(e)]; grp < k_group_offsets_[static_cast<size_t>(e) + 1]; ++grp) {
+        Index term =
+            k_group_offsets_[static_cast<size_t>(e)] == 0
+                ? 0
+                : k_group_end_[static_cast<size_t>(k_group_offsets_[static_cast<size_t>(e)]) - 1];
+        for (Index grp = k_group_offsets_[static_cast<size_t>(e)];
+             grp < k_group_offsets_[static_cast<size_t>(e) + 1]; ++grp) {
           Vec3 w = Vec3::Zero();
           for (; term < k_group_end_[static_cast<size_t>(grp)]; ++term) {
-            w += k_coef_[static_cast<size_t>(term)] * ws.ptilde[static_cast<size_t>(k_v_[static_cast<size_t>(term)])];
+            w += k_coef_[static_cast<size_t>(term)] *
+                 ws.ptilde[static_cast<size_t>(k_v_[static_cast<size_t>(term)])];
           }
-          k.noalias() += ws.ptilde[static_cast<size_t>(k_group_u_[static_cast<size_t>(grp)])] * w.transpose();
+          k.noalias() +=
+              ws.ptilde[static_cast<size_t>(k_group_u_[static_cast<size_t>(grp)])] * w.transpose();
         }
       }
       out.K.edge_blocks[static_cast<size_t>(e)] = k;
@@ -218,13 +236,15 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
   energies.assign(sliver_geometry_.size(), 0.0);
   for (Index c = 0; c < sliver_coloring_.num_colors(); ++c) {
     const Index begin = sliver_coloring_.color_offsets[static_cast<size_t>(c)];
-    parallel_for(sliver_coloring_.color_offsets[static_cast<size_t>(c) + 1] - begin, [&](std::ptrdiff_t i) {
-      const Index t = sliver_coloring_.order[static_cast<size_t>(begin + i)];
-      ElementContribution local;
-      stvk_tl_element(p, topo.tets()[static_cast<size_t>(t)], sliver_geometry_[static_cast<size_t>(t)], lambda_, mu_, what, local);
-      energies[static_cast<size_t>(t)] = local.energy;
-      scatter_element(topo, t, what, local, out);
-    });
+    parallel_for(
+        sliver_coloring_.color_offsets[static_cast<size_t>(c) + 1] - begin, [&](std::ptrdiff_t i) {
+          const Index t = sliver_coloring_.order[static_cast<size_t>(begin + i)];
+          ElementContribution local;
+          stvk_tl_element(p, topo.tets()[static_cast<size_t>(t)],
+                          sliver_geometry_[static_cast<size_t>(t)], lambda_, mu_, what, local);
+          energies[static_cast<size_t>(t)] = local.energy;
+          scatter_element(topo, t, what, local, out);
+        });
   }
   if (what & kEvalEnergy) {
     for (Index t : sliver_tets_) out.energy += energies[static_cast<size_t>(t)];

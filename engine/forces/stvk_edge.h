@@ -7,16 +7,16 @@
 // aspect ratio (the strain is recovered from squared-length changes through Q_T^-1 ~ 1/h^2), where
 // the element-wise form loses only the aspect ratio once. Tetrahedra with quality below
 // `sliver_quality` (see tet_quality) are therefore evaluated element-wise, in the
-// total-Lagrangian form, and added after the edge loops; on bunny.mesh this keeps stvk-edge equal to
-// stvk-tl to ~1e-13 instead of ~4e-10. The NSN model has no such split.
+// total-Lagrangian form, and added after the edge loops; on bunny.mesh this keeps stvk-edge equal
+// to stvk-tl to ~1e-13 instead of ~4e-10. The NSN model has no such split.
 //
 // All loops run in gather form (each output written by one iteration, fixed summation order), so
 // results do not depend on the thread count. The paper's algF/algKE scatter over TSEPs instead;
 // gathering costs more multiplications per TSEP but needs no atomics or colouring.
 #pragma once
 
-#include "engine/forces/force_model.h"
 #include "engine/forces/element_assembly.h"
+#include "engine/forces/force_model.h"
 #include "engine/forces/rest_geometry.h"
 
 namespace softbody {
@@ -25,13 +25,15 @@ class StvkEdgeModel final : public ForceModel {
  public:
   static constexpr double kDefaultSliverQuality = 0.003;
 
-  StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest, const Material& material,
-                bool include_tseps, double sliver_quality = kDefaultSliverQuality);
+  StvkEdgeModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
+                const Material& material, bool include_tseps,
+                double sliver_quality = kDefaultSliverQuality);
 
   std::string name() const override { return include_tseps_ ? "stvk-edge" : "nsn"; }
   std::unique_ptr<ForceWorkspace> make_workspace() const override;
   using ForceModel::evaluate;
-  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const override;
+  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                ForceOutput& out) const override;
 
   // Precomputed constants, exposed for tests.
   const std::vector<double>& edge_h() const { return h_; }
@@ -50,9 +52,9 @@ class StvkEdgeModel final : public ForceModel {
   void build_gather_lists();
 
   bool include_tseps_;
-  std::vector<double> h_;        // H(E) = |ptilde_ini(E)|^2
-  std::vector<double> l_edge_;   // L(E)
-  std::vector<double> l_tsep_;   // L(P), indexed like topology().tseps()
+  std::vector<double> h_;       // H(E) = |ptilde_ini(E)|^2
+  std::vector<double> l_edge_;  // L(E)
+  std::vector<double> l_tsep_;  // L(P), indexed like topology().tseps()
   // g-lists, per edge E: g(E) += g_l_[k] * zeta(g_other_[k]) (structure of arrays: 12 bytes per
   // entry; these loops are memory-bound).
   std::vector<Index> g_offsets_;
@@ -62,7 +64,7 @@ class StvkEdgeModel final : public ForceModel {
   // K(E) += sum_groups ptilde(u) (sum_terms coef ptilde(v))^T.
   std::vector<Index> k_group_offsets_;  // per edge, into the group arrays
   std::vector<Index> k_group_u_;
-  std::vector<Index> k_group_end_;      // end of the group's terms in k_coef_/k_v_
+  std::vector<Index> k_group_end_;  // end of the group's terms in k_coef_/k_v_
   std::vector<double> k_coef_;
   std::vector<Index> k_v_;
   std::vector<Index> sliver_tets_;

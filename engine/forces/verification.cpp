@@ -35,7 +35,9 @@ double dot(const Vec3Array& a, const Vec3Array& b) {
   return s;
 }
 
-double norm(const Vec3Array& a) { return std::sqrt(dot(a, a)); }
+double norm(const Vec3Array& a) {
+  return std::sqrt(dot(a, a));
+}
 
 // Richardson extrapolation of central differences with steps h and h/2: removes the O(h^2) error
 // term, which leaves the differences of polynomial (StVK) energies exact up to round-off.
@@ -47,7 +49,8 @@ T richardson(const T& coarse, const T& fine) {
 Eigen::Matrix3d random_rotation(std::mt19937& rng) {
   std::normal_distribution<double> normal;
   Vec3 axis(normal(rng), normal(rng), normal(rng));
-  return Eigen::AngleAxisd(2.0 + 0.5 * std::uniform_real_distribution<double>(-1, 1)(rng), axis.normalized())
+  return Eigen::AngleAxisd(2.0 + 0.5 * std::uniform_real_distribution<double>(-1, 1)(rng),
+                           axis.normalized())
       .toRotationMatrix();
 }
 
@@ -89,7 +92,8 @@ Vec3Array random_smooth_deformation(const Vec3Array& rest, double scale, unsigne
   return p;
 }
 
-double force_vs_energy_error(const ForceModel& model, const Vec3Array& p, const FiniteDifferenceOptions& options) {
+double force_vs_energy_error(const ForceModel& model, const Vec3Array& p,
+                             const FiniteDifferenceOptions& options) {
   std::mt19937 rng(options.seed);
   auto ws = model.make_workspace();
   ForceOutput out;
@@ -111,7 +115,8 @@ double force_vs_energy_error(const ForceModel& model, const Vec3Array& p, const 
   return worst;
 }
 
-double stiffness_vs_force_error(const ForceModel& model, const Vec3Array& p, const FiniteDifferenceOptions& options) {
+double stiffness_vs_force_error(const ForceModel& model, const Vec3Array& p,
+                                const FiniteDifferenceOptions& options) {
   std::mt19937 rng(options.seed);
   auto ws = model.make_workspace();
   ForceOutput out;
@@ -132,7 +137,8 @@ double stiffness_vs_force_error(const ForceModel& model, const Vec3Array& p, con
     };
     Vec3Array coarse = central(h), fine = central(h / 2);
     double diff = 0;
-    for (size_t i = 0; i < p.size(); ++i) diff += (richardson(coarse[i], fine[i]) - kd[i]).squaredNorm();
+    for (size_t i = 0; i < p.size(); ++i)
+      diff += (richardson(coarse[i], fine[i]) - kd[i]).squaredNorm();
     worst = std::max(worst, std::sqrt(diff) / norm(kd));
   }
   return worst;

@@ -15,17 +15,19 @@ Vec3Array random_smooth_deformation(const Vec3Array& rest, double scale, unsigne
 Vec3Array random_rigid_motion(const Vec3Array& rest, unsigned seed);
 
 struct FiniteDifferenceOptions {
-  int directions = 6;     // random perturbation directions
-  // Relative to the bounding-box diagonal. Small, because the cubic volumetric penalty is only C2 at
-  // theta = 0: a slender element crossing it within the step costs first-order accuracy.
+  int directions = 6;  // random perturbation directions
+  // Relative to the bounding-box diagonal. Small, because the cubic volumetric penalty is only C2
+  // at theta = 0: a slender element crossing it within the step costs first-order accuracy.
   double step = 1e-8;
   unsigned seed = 7;
 };
 
 // max over directions d of |d.f - (W(p+hd) - W(p-hd))/2h| / (|f| |d|).
-double force_vs_energy_error(const ForceModel& model, const Vec3Array& p, const FiniteDifferenceOptions& options = {});
+double force_vs_energy_error(const ForceModel& model, const Vec3Array& p,
+                             const FiniteDifferenceOptions& options = {});
 // max over directions d of |K d - (f(p+hd) - f(p-hd))/2h| / |K d|.
-double stiffness_vs_force_error(const ForceModel& model, const Vec3Array& p, const FiniteDifferenceOptions& options = {});
+double stiffness_vs_force_error(const ForceModel& model, const Vec3Array& p,
+                                const FiniteDifferenceOptions& options = {});
 
 struct ModelDifference {
   double forces;     // |f_a - f_b| / |f_b|

@@ -10,7 +10,8 @@ namespace {
 
 // For local edge k = (i, j), the other two local vertices (w, x) ordered so that (i, j, w, x) is an
 // even permutation of (0, 1, 2, 3); then d^2 C / dp_i dp_j = [p_w - p_x]x.
-constexpr std::array<std::array<int, 2>, 6> kEvenCompletion = {{{2, 3}, {3, 1}, {1, 2}, {0, 3}, {2, 0}, {0, 1}}};
+constexpr std::array<std::array<int, 2>, 6> kEvenCompletion = {
+    {{2, 3}, {3, 1}, {1, 2}, {0, 3}, {2, 0}, {0, 1}}};
 
 Mat3 cross_matrix(const Vec3& w) {
   Mat3 m;
@@ -20,23 +21,27 @@ Mat3 cross_matrix(const Vec3& w) {
 
 // CSR lists from (key, value) pairs produced by `emit(add)`.
 template <typename Emit>
-void build_csr(size_t num_keys, Emit&& emit, std::vector<Index>& offsets, std::vector<Index>& values) {
+void build_csr(size_t num_keys, Emit&& emit, std::vector<Index>& offsets,
+               std::vector<Index>& values) {
   offsets.assign(num_keys + 1, 0);
   emit([&](Index key, Index) { ++offsets[static_cast<size_t>(key) + 1]; });
   for (size_t k = 0; k < num_keys; ++k) offsets[k + 1] += offsets[k];
   values.resize(static_cast<size_t>(offsets[num_keys]));
   std::vector<Index> fill(offsets.begin(), offsets.end() - 1);
-  emit([&](Index key, Index value) { values[static_cast<size_t>(fill[static_cast<size_t>(key)]++)] = value; });
+  emit([&](Index key, Index value) {
+    values[static_cast<size_t>(fill[static_cast<size_t>(key)]++)] = value;
+  });
 }
 
 }  // namespace
 
-void volumetric_density(VolumetricKind kind, const Material& material, double theta, double& psi, double& dpsi,
-                        double& ddpsi) {
+void volumetric_density(VolumetricKind kind, const Material& material, double theta, double& psi,
+                        double& dpsi, double& ddpsi) {
   psi = dpsi = ddpsi = 0;
   const double e = material.youngs_modulus, nu = material.poisson_ratio;
   switch (kind) {
-    case VolumetricKind::kNone: return;
+    case VolumetricKind::kNone:
+      return;
     case VolumetricKind::kCubic:
       if (theta < 0) {
         const double k_vol = e / (4 * (1 - 2 * nu));
@@ -74,13 +79,15 @@ VolumetricTerm::VolumetricTerm(std::shared_ptr<const MeshTopology> topology, con
       static_cast<size_t>(topology_->num_edges()),
       [&](auto add) {
         for (size_t t = 0; t < tets.size(); ++t) {
-          for (int k = 0; k < 6; ++k) add(topology_->tet_edge(static_cast<Index>(t), k), static_cast<Index>(6 * t) + k);
+          for (int k = 0; k < 6; ++k)
+            add(topology_->tet_edge(static_cast<Index>(t), k), static_cast<Index>(6 * t) + k);
         }
       },
       edge_slot_offsets_, edge_slots_);
 }
 
-void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace, ForceOutput& out) const {
+void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace,
+                         ForceOutput& out) const {
   if (kind_ == VolumetricKind::kNone) return;
   const auto& tets = topology_->tets();
   std::vector<TetState>& state = workspace.state;
@@ -107,12 +114,15 @@ void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace
     s.a2 = ddpsi / (6 * c0);
   });
   if (what & kEvalEnergy) {
-    out.energy += deterministic_sum(static_cast<std::ptrdiff_t>(tets.size()), [&](std::ptrdiff_t t) { return energy[static_cast<size_t>(t)]; });
+    out.energy +=
+        deterministic_sum(static_cast<std::ptrdiff_t>(tets.size()),
+                          [&](std::ptrdiff_t t) { return energy[static_cast<size_t>(t)]; });
   }
   if (what & kEvalForces) {
     parallel_for(topology_->num_vertices(), [&](std::ptrdiff_t v) {
       Vec3 f = Vec3::Zero();
-      for (Index k = vertex_corner_offsets_[static_cast<size_t>(v)]; k < vertex_corner_offsets_[static_cast<size_t>(v) + 1]; ++k) {
+      for (Index k = vertex_corner_offsets_[static_cast<size_t>(v)];
+           k < vertex_corner_offsets_[static_cast<size_t>(v) + 1]; ++k) {
         const Index corner = vertex_corners_[static_cast<size_t>(k)];
         const TetState& s = state[static_cast<size_t>(corner / 4)];
         f += s.a1 * s.grad[static_cast<size_t>(corner % 4)];
@@ -123,7 +133,8 @@ void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace
   if (!(what & kEvalStiffness)) return;
   parallel_for(topology_->num_vertices(), [&](std::ptrdiff_t v) {
     Mat3 k = Mat3::Zero();
-    for (Index c = vertex_corner_offsets_[static_cast<size_t>(v)]; c < vertex_corner_offsets_[static_cast<size_t>(v) + 1]; ++c) {
+    for (Index c = vertex_corner_offsets_[static_cast<size_t>(v)];
+         c < vertex_corner_offsets_[static_cast<size_t>(v) + 1]; ++c) {
       const Index corner = vertex_corners_[static_cast<size_t>(c)];
       const TetState& s = state[static_cast<size_t>(corner / 4)];
       const Vec3& g = s.grad[static_cast<size_t>(corner % 4)];
@@ -133,7 +144,8 @@ void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace
   });
   parallel_for(topology_->num_edges(), [&](std::ptrdiff_t e) {
     Mat3 k = Mat3::Zero();
-    for (Index c = edge_slot_offsets_[static_cast<size_t>(e)]; c < edge_slot_offsets_[static_cast<size_t>(e) + 1]; ++c) {
+    for (Index c = edge_slot_offsets_[static_cast<size_t>(e)];
+         c < edge_slot_offsets_[static_cast<size_t>(e) + 1]; ++c) {
       const Index slot = edge_slots_[static_cast<size_t>(c)];
       const Index t = slot / 6;
       const int local = slot % 6;
@@ -145,8 +157,9 @@ void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace
       const auto w = static_cast<size_t>(kEvenCompletion[static_cast<size_t>(local)][0]);
       const auto x = static_cast<size_t>(kEvenCompletion[static_cast<size_t>(local)][1]);
       // d f_i / d p_j for the local orientation i -> j; transposed if the edge runs j -> i.
-      Mat3 kij = (s.a2 * s.grad[i]) * s.grad[j].transpose() +
-                 s.a1 * cross_matrix(p[static_cast<size_t>(tet[w])] - p[static_cast<size_t>(tet[x])]);
+      Mat3 kij =
+          (s.a2 * s.grad[i]) * s.grad[j].transpose() +
+          s.a1 * cross_matrix(p[static_cast<size_t>(tet[w])] - p[static_cast<size_t>(tet[x])]);
       if (topology_->tet_edge_flipped(t, local)) {
         k += kij.transpose();
       } else {
@@ -173,7 +186,8 @@ std::unique_ptr<ForceWorkspace> ModelWithVolumetric::make_workspace() const {
   return ws;
 }
 
-void ModelWithVolumetric::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const {
+void ModelWithVolumetric::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                                   ForceOutput& out) const {
   auto& ws = dynamic_cast<CombinedWorkspace&>(workspace);
   base_->evaluate(p, what, *ws.base, out);
   term_.add(p, what, ws.volumetric, out);

@@ -11,13 +11,13 @@
 namespace softbody {
 
 // psi(theta), psi'(theta), psi''(theta) of the chosen volumetric energy density.
-void volumetric_density(VolumetricKind kind, const Material& material, double theta, double& psi, double& dpsi,
-                        double& ddpsi);
+void volumetric_density(VolumetricKind kind, const Material& material, double theta, double& psi,
+                        double& dpsi, double& ddpsi);
 
 class VolumetricTerm {
  public:
-  VolumetricTerm(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest, const Material& material,
-                 VolumetricKind kind);
+  VolumetricTerm(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
+                 const Material& material, VolumetricKind kind);
 
   VolumetricKind kind() const { return kind_; }
   // Per-tetrahedron quantities computed once per evaluation and gathered by vertices and edges.
@@ -45,7 +45,7 @@ class VolumetricTerm {
   std::vector<double> rest_six_volume_;  // C_T^ini
   // Gather lists: the tetrahedron corners at each vertex and the tetrahedron edges at each edge.
   std::vector<Index> vertex_corner_offsets_, vertex_corners_;  // entries 4 t + local vertex
-  std::vector<Index> edge_slot_offsets_, edge_slots_;           // entries 6 t + local edge
+  std::vector<Index> edge_slot_offsets_, edge_slots_;          // entries 6 t + local edge
 };
 
 // A model plus a volumetric term, evaluated as one model.
@@ -55,7 +55,8 @@ class ModelWithVolumetric final : public ForceModel {
   std::string name() const override { return base_->name(); }
   std::unique_ptr<ForceWorkspace> make_workspace() const override;
   using ForceModel::evaluate;
-  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace, ForceOutput& out) const override;
+  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                ForceOutput& out) const override;
   const VolumetricTerm& term() const { return term_; }
 
  private:

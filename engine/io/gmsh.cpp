@@ -13,12 +13,14 @@ constexpr int kTetType = 4;
 constexpr int kQuadraticTetType = 11;
 
 // Nodes per element for the MSH element types (index = type), 0 for unknown types.
-constexpr std::array<int, 32> kNodesPerType = {0,  2, 3,  4,  4,  8,  6,  5,  3,  6, 9,
-                                               10, 27, 18, 14, 1,  8, 20, 15, 13, 9, 10,
-                                               12, 15, 15, 21, 4,  5, 6,  20, 35, 56};
+constexpr std::array<int, 32> kNodesPerType = {0,  2,  3,  4,  4, 8, 6,  5,  3,  6, 9,
+                                               10, 27, 18, 14, 1, 8, 20, 15, 13, 9, 10,
+                                               12, 15, 15, 21, 4, 5, 6,  20, 35, 56};
 
 int nodes_per_type(int type) {
-  return type > 0 && type < static_cast<int>(kNodesPerType.size()) ? kNodesPerType[static_cast<size_t>(type)] : 0;
+  return type > 0 && type < static_cast<int>(kNodesPerType.size())
+             ? kNodesPerType[static_cast<size_t>(type)]
+             : 0;
 }
 
 class GmshReader {
@@ -52,7 +54,8 @@ class GmshReader {
     if (!have_nodes) throw MeshError(path_, "no $Nodes section");
     if (!have_elements) throw MeshError(path_, "no $Elements section");
     for (const auto& [type, count] : skipped_) {
-      notes_.push_back("ignored " + std::to_string(count) + " elements of MSH type " + std::to_string(type));
+      notes_.push_back("ignored " + std::to_string(count) + " elements of MSH type " +
+                       std::to_string(type));
     }
     return std::move(mesh_);
   }
@@ -70,7 +73,8 @@ class GmshReader {
     }
     binary_ = scanner_.read_int_in("the file type (0 = ASCII, 1 = binary)", 0, 1) == 1;
     long long data_size = scanner_.read_int("the data size");
-    if (data_size != 8) scanner_.fail("data size " + std::to_string(data_size) + " is not supported (8 is)");
+    if (data_size != 8)
+      scanner_.fail("data size " + std::to_string(data_size) + " is not supported (8 is)");
     scanner_.skip_line();
     if (binary_) {
       // A binary int 1 tells the byte order of the writer.
@@ -88,11 +92,14 @@ class GmshReader {
     scanner_.expect("$EndMeshFormat");
   }
 
-  BinaryReader binary_reader() { return BinaryReader(path_, content_, scanner_.offset(), big_endian_); }
+  BinaryReader binary_reader() {
+    return BinaryReader(path_, content_, scanner_.offset(), big_endian_);
+  }
 
   void resume_text_after(size_t offset) {
-    long newlines = static_cast<long>(std::count(content_.begin() + static_cast<long>(scanner_.offset()),
-                                                 content_.begin() + static_cast<long>(offset), '\n'));
+    long newlines =
+        static_cast<long>(std::count(content_.begin() + static_cast<long>(scanner_.offset()),
+                                     content_.begin() + static_cast<long>(offset), '\n'));
     scanner_.seek(offset, scanner_.line() + newlines);
   }
 
@@ -123,7 +130,8 @@ class GmshReader {
       t[static_cast<size_t>(k)] = tags_.find(nodes[static_cast<size_t>(k)]);
       if (t[static_cast<size_t>(k)] < 0) {
         scanner_.fail("element " + std::to_string(tag) + " references node " +
-                      std::to_string(nodes[static_cast<size_t>(k)]) + ", which $Nodes does not define");
+                      std::to_string(nodes[static_cast<size_t>(k)]) +
+                      ", which $Nodes does not define");
       }
     }
     mesh_.tets.push_back(t);
@@ -163,7 +171,8 @@ class GmshReader {
         int num_tags = in.read<std::int32_t>("number of element tags");
         int nn = nodes_per_type(type);
         if (nn == 0) in.fail("unknown MSH element type " + std::to_string(type));
-        if (count <= 0 || done + count > n || num_tags < 0) in.fail("inconsistent element block header");
+        if (count <= 0 || done + count > n || num_tags < 0)
+          in.fail("inconsistent element block header");
         for (long long i = 0; i < count; ++i) {
           long long tag = in.read<std::int32_t>("element tag");
           for (int k = 0; k < num_tags; ++k) in.read<std::int32_t>("element tag");
@@ -204,7 +213,8 @@ class GmshReader {
         in.read<std::int32_t>("entity tag");
         int parametric = in.read<std::int32_t>("parametric flag");
         auto count = in.read<std::uint64_t>("nodes in block");
-        if (count > content_.size()) in.fail("node block size " + std::to_string(count) + " exceeds the file");
+        if (count > content_.size())
+          in.fail("node block size " + std::to_string(count) + " exceeds the file");
         tags.resize(count);
         for (auto& tag : tags) tag = static_cast<long long>(in.read<std::uint64_t>("node tag"));
         int extra = parametric ? dim : 0;
@@ -255,11 +265,13 @@ class GmshReader {
         auto count = in.read<std::uint64_t>("elements in block");
         int nn = nodes_per_type(type);
         if (nn == 0) in.fail("unknown MSH element type " + std::to_string(type));
-        if (count > content_.size()) in.fail("element block size " + std::to_string(count) + " exceeds the file");
+        if (count > content_.size())
+          in.fail("element block size " + std::to_string(count) + " exceeds the file");
         nodes.resize(static_cast<size_t>(nn));
         for (std::uint64_t i = 0; i < count; ++i) {
           auto tag = static_cast<long long>(in.read<std::uint64_t>("element tag"));
-          for (auto& node : nodes) node = static_cast<long long>(in.read<std::uint64_t>("element node"));
+          for (auto& node : nodes)
+            node = static_cast<long long>(in.read<std::uint64_t>("element node"));
           add_element(tag, type, nodes);
         }
       }
@@ -300,7 +312,8 @@ class GmshReader {
 
 }  // namespace
 
-TetMesh parse_gmsh(const std::string& path, std::string_view content, std::vector<std::string>& notes) {
+TetMesh parse_gmsh(const std::string& path, std::string_view content,
+                   std::vector<std::string>& notes) {
   return GmshReader(path, content, notes).read();
 }
 
@@ -339,8 +352,8 @@ void write_gmsh(const std::string& path, const TetMesh& mesh, int version, bool 
         write_binary<std::int32_t>(out, static_cast<std::int32_t>(i + 1));
         for (Index v : t) write_binary<std::int32_t>(out, v + 1);
       } else {
-        out << i + 1 << ' ' << kTetType << " 0 " << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1 << ' '
-            << t[3] + 1 << '\n';
+        out << i + 1 << ' ' << kTetType << " 0 " << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1
+            << ' ' << t[3] + 1 << '\n';
       }
     }
   } else if (binary) {
@@ -357,17 +370,20 @@ void write_gmsh(const std::string& path, const TetMesh& mesh, int version, bool 
     write_binary(out, nt);
     for (std::uint64_t i = 0; i < nt; ++i) {
       write_binary<std::uint64_t>(out, i + 1);
-      for (Index v : mesh.tets[i]) write_binary<std::uint64_t>(out, static_cast<std::uint64_t>(v) + 1);
+      for (Index v : mesh.tets[i])
+        write_binary<std::uint64_t>(out, static_cast<std::uint64_t>(v) + 1);
     }
     out << '\n';
   } else {
     out << "1 " << nv << " 1 " << nv << "\n3 1 0 " << nv << '\n';
     for (std::uint64_t i = 0; i < nv; ++i) out << i + 1 << '\n';
     for (const Vec3& x : mesh.vertices) out << x[0] << ' ' << x[1] << ' ' << x[2] << '\n';
-    out << "$EndNodes\n$Elements\n1 " << nt << " 1 " << nt << "\n3 1 " << kTetType << ' ' << nt << '\n';
+    out << "$EndNodes\n$Elements\n1 " << nt << " 1 " << nt << "\n3 1 " << kTetType << ' ' << nt
+        << '\n';
     for (std::uint64_t i = 0; i < nt; ++i) {
       const Tet& t = mesh.tets[i];
-      out << i + 1 << ' ' << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1 << ' ' << t[3] + 1 << '\n';
+      out << i + 1 << ' ' << t[0] + 1 << ' ' << t[1] + 1 << ' ' << t[2] + 1 << ' ' << t[3] + 1
+          << '\n';
     }
   }
   out << "$EndElements\n";

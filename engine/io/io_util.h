@@ -20,7 +20,8 @@ void finish_writing(std::ofstream& out, const std::string& path);
 template <typename T>
 void write_binary(std::ostream& out, T value, bool big_endian = false) {
   auto* bytes = reinterpret_cast<unsigned char*>(&value);
-  if (big_endian != (std::endian::native == std::endian::big)) std::reverse(bytes, bytes + sizeof(T));
+  if (big_endian != (std::endian::native == std::endian::big))
+    std::reverse(bytes, bytes + sizeof(T));
   out.write(reinterpret_cast<const char*>(bytes), sizeof(T));
 }
 

@@ -11,18 +11,31 @@ namespace {
 
 // Number of integers/reals per entry of the sections we skip.
 const std::map<std::string_view, int>& skipped_section_arity() {
-  static const std::map<std::string_view, int> arity = {
-      {"Edges", 3},        {"Triangles", 4},          {"Quadrilaterals", 5},     {"Hexahedra", 9},
-      {"Prisms", 7},       {"Pyramids", 6},           {"Corners", 1},            {"Ridges", 1},
-      {"RequiredVertices", 1}, {"RequiredEdges", 1},  {"RequiredTriangles", 1},  {"Normals", 3},
-      {"Tangents", 3},     {"NormalAtVertices", 2},   {"NormalAtTriangleVertices", 3},
-      {"TangentAtEdgeVertices", 3}, {"Tetrahedra", 5}, {"Vertices", 4}};
+  static const std::map<std::string_view, int> arity = {{"Edges", 3},
+                                                        {"Triangles", 4},
+                                                        {"Quadrilaterals", 5},
+                                                        {"Hexahedra", 9},
+                                                        {"Prisms", 7},
+                                                        {"Pyramids", 6},
+                                                        {"Corners", 1},
+                                                        {"Ridges", 1},
+                                                        {"RequiredVertices", 1},
+                                                        {"RequiredEdges", 1},
+                                                        {"RequiredTriangles", 1},
+                                                        {"Normals", 3},
+                                                        {"Tangents", 3},
+                                                        {"NormalAtVertices", 2},
+                                                        {"NormalAtTriangleVertices", 3},
+                                                        {"TangentAtEdgeVertices", 3},
+                                                        {"Tetrahedra", 5},
+                                                        {"Vertices", 4}};
   return arity;
 }
 
 }  // namespace
 
-TetMesh parse_medit(const std::string& path, std::string_view content, std::vector<std::string>& notes) {
+TetMesh parse_medit(const std::string& path, std::string_view content,
+                    std::vector<std::string>& notes) {
   TextScanner in(path, content, '#');
   TetMesh mesh;
   in.expect("MeshVersionFormatted");
@@ -47,10 +60,13 @@ TetMesh parse_medit(const std::string& path, std::string_view content, std::vect
       long long n = in.read_int_in("the number of tetrahedra", 0, 1LL << 31);
       mesh.tets.resize(static_cast<size_t>(n));
       for (auto& t : mesh.tets) {
-        for (auto& v : t) v = static_cast<Index>(in.read_int_in("a tetrahedron vertex index", 1, mesh.num_vertices()) - 1);
+        for (auto& v : t)
+          v = static_cast<Index>(
+              in.read_int_in("a tetrahedron vertex index", 1, mesh.num_vertices()) - 1);
         in.read_int("a tetrahedron reference number");
       }
-    } else if (auto it = skipped_section_arity().find(keyword); it != skipped_section_arity().end()) {
+    } else if (auto it = skipped_section_arity().find(keyword);
+               it != skipped_section_arity().end()) {
       long long n = in.read_int_in("the number of entries", 0, 1LL << 31);
       for (long long i = 0; i < n * it->second; ++i) in.read_double("a section value");
       notes.push_back("ignored " + std::to_string(n) + " " + std::string(keyword));

@@ -14,7 +14,7 @@ namespace softbody {
 struct MeshErrorLocation {
   std::optional<long> line = {};         // 1-based line in a text file
   std::optional<long> byte_offset = {};  // offset in a binary section
-  std::optional<long> element = {};      // tetrahedron (or vertex, see the problem text) index, 0-based
+  std::optional<long> element = {};  // tetrahedron (or vertex, see the problem text) index, 0-based
 };
 
 class MeshError : public std::runtime_error {
@@ -32,7 +32,8 @@ class MeshError : public std::runtime_error {
   const Location& where() const { return where_; }
 
  private:
-  static std::string format(const std::string& file, const std::string& problem, const Location& w) {
+  static std::string format(const std::string& file, const std::string& problem,
+                            const Location& w) {
     std::ostringstream s;
     s << file;
     if (w.line) s << ':' << *w.line;

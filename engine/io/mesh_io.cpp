@@ -11,7 +11,8 @@ namespace {
 
 std::string lowercase_extension(const std::string& path) {
   std::string ext = std::filesystem::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return ext;
 }
 
@@ -30,11 +31,20 @@ void confirm_content(const std::string& path, std::string_view content, MeshForm
   std::string_view found = sniff_format(content);
   std::string_view wanted;
   switch (expected) {
-    case MeshFormat::kGmsh: wanted = "Gmsh MSH"; break;
-    case MeshFormat::kMedit: wanted = "MEDIT .mesh"; break;
-    case MeshFormat::kVtkLegacy: wanted = "VTK legacy"; break;
-    case MeshFormat::kVtu: wanted = "VTK XML"; break;
-    default: return;
+    case MeshFormat::kGmsh:
+      wanted = "Gmsh MSH";
+      break;
+    case MeshFormat::kMedit:
+      wanted = "MEDIT .mesh";
+      break;
+    case MeshFormat::kVtkLegacy:
+      wanted = "VTK legacy";
+      break;
+    case MeshFormat::kVtu:
+      wanted = "VTK XML";
+      break;
+    default:
+      return;
   }
   // MEDIT files may start with comments, so only a positive contradiction is an error.
   if (found != wanted && (!found.empty() || expected != MeshFormat::kMedit)) {
@@ -49,13 +59,20 @@ void confirm_content(const std::string& path, std::string_view content, MeshForm
 
 std::string_view format_name(MeshFormat format) {
   switch (format) {
-    case MeshFormat::kGmsh: return "Gmsh MSH";
-    case MeshFormat::kMedit: return "MEDIT .mesh";
-    case MeshFormat::kTetGen: return "TetGen .node/.ele";
-    case MeshFormat::kVtkLegacy: return "VTK legacy";
-    case MeshFormat::kVtu: return "VTK XML";
-    case MeshFormat::kObj: return "Wavefront OBJ";
-    case MeshFormat::kStl: return "STL";
+    case MeshFormat::kGmsh:
+      return "Gmsh MSH";
+    case MeshFormat::kMedit:
+      return "MEDIT .mesh";
+    case MeshFormat::kTetGen:
+      return "TetGen .node/.ele";
+    case MeshFormat::kVtkLegacy:
+      return "VTK legacy";
+    case MeshFormat::kVtu:
+      return "VTK XML";
+    case MeshFormat::kObj:
+      return "Wavefront OBJ";
+    case MeshFormat::kStl:
+      return "STL";
   }
   return "unknown";
 }
@@ -69,8 +86,9 @@ MeshFormat format_from_extension(const std::string& path) {
   if (ext == ".vtu") return MeshFormat::kVtu;
   if (ext == ".obj") return MeshFormat::kObj;
   if (ext == ".stl") return MeshFormat::kStl;
-  throw MeshError(path, "unknown mesh file extension '" + ext +
-                            "' (supported: .msh .mesh .node/.ele .vtk .vtu; write-only: .obj .stl)");
+  throw MeshError(path,
+                  "unknown mesh file extension '" + ext +
+                      "' (supported: .msh .mesh .node/.ele .vtk .vtu; write-only: .obj .stl)");
 }
 
 ParsedMesh parse_mesh_file(const std::string& path) {
@@ -83,17 +101,27 @@ ParsedMesh parse_mesh_file(const std::string& path) {
     return result;
   }
   if (format == MeshFormat::kObj || format == MeshFormat::kStl) {
-    throw MeshError(path, std::string(format_name(format)) +
-                              " holds only a surface; a tetrahedral mesh is needed (write-only format)");
+    throw MeshError(path,
+                    std::string(format_name(format)) +
+                        " holds only a surface; a tetrahedral mesh is needed (write-only format)");
   }
   std::string content = read_file(path);
   confirm_content(path, content, format);
   switch (format) {
-    case MeshFormat::kGmsh: result.mesh = parse_gmsh(path, content, result.notes); break;
-    case MeshFormat::kMedit: result.mesh = parse_medit(path, content, result.notes); break;
-    case MeshFormat::kVtkLegacy: result.mesh = parse_vtk_legacy(path, content, result.notes); break;
-    case MeshFormat::kVtu: result.mesh = parse_vtu(path, content, result.notes); break;
-    default: break;
+    case MeshFormat::kGmsh:
+      result.mesh = parse_gmsh(path, content, result.notes);
+      break;
+    case MeshFormat::kMedit:
+      result.mesh = parse_medit(path, content, result.notes);
+      break;
+    case MeshFormat::kVtkLegacy:
+      result.mesh = parse_vtk_legacy(path, content, result.notes);
+      break;
+    case MeshFormat::kVtu:
+      result.mesh = parse_vtu(path, content, result.notes);
+      break;
+    default:
+      break;
   }
   if (result.mesh.tets.empty()) throw MeshError(path, "the file contains no tetrahedra");
   return result;
@@ -101,13 +129,27 @@ ParsedMesh parse_mesh_file(const std::string& path) {
 
 void write_mesh(const std::string& path, const TetMesh& mesh, const WriteOptions& options) {
   switch (format_from_extension(path)) {
-    case MeshFormat::kGmsh: write_gmsh(path, mesh, options.msh_version, options.binary); break;
-    case MeshFormat::kMedit: write_medit(path, mesh); break;
-    case MeshFormat::kTetGen: write_tetgen(path, mesh); break;
-    case MeshFormat::kVtkLegacy: write_vtk_legacy(path, mesh, options.binary); break;
-    case MeshFormat::kVtu: write_vtu(path, mesh, {}, options.binary); break;
-    case MeshFormat::kObj: write_surface_obj(path, mesh); break;
-    case MeshFormat::kStl: write_surface_stl(path, mesh, options.binary); break;
+    case MeshFormat::kGmsh:
+      write_gmsh(path, mesh, options.msh_version, options.binary);
+      break;
+    case MeshFormat::kMedit:
+      write_medit(path, mesh);
+      break;
+    case MeshFormat::kTetGen:
+      write_tetgen(path, mesh);
+      break;
+    case MeshFormat::kVtkLegacy:
+      write_vtk_legacy(path, mesh, options.binary);
+      break;
+    case MeshFormat::kVtu:
+      write_vtu(path, mesh, {}, options.binary);
+      break;
+    case MeshFormat::kObj:
+      write_surface_obj(path, mesh);
+      break;
+    case MeshFormat::kStl:
+      write_surface_stl(path, mesh, options.binary);
+      break;
   }
 }
 

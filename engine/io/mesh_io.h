@@ -22,7 +22,8 @@ MeshFormat format_from_extension(const std::string& path);
 struct ParsedMesh {
   TetMesh mesh;
   MeshFormat format;
-  std::vector<std::string> notes;  // what the reader skipped or interpreted, e.g. "ignored 120 triangles"
+  std::vector<std::string>
+      notes;  // what the reader skipped or interpreted, e.g. "ignored 120 triangles"
 };
 
 // Parses a file without any geometric validation (used for deformed configurations, which may
@@ -53,16 +54,20 @@ void write_vtu(const std::string& path, const TetMesh& mesh, const VtuData& data
 // A configuration for visualisation: the mesh at `positions`, with point data "displacement"
 // (positions - rest) and, where given, "velocity", and cell data "strain_energy_density".
 void write_state_vtu(const std::string& path, const TetMesh& rest, const Vec3Array& positions,
-                     const Vec3Array* velocities, const std::vector<double>* energy_density, bool base64 = true);
+                     const Vec3Array* velocities, const std::vector<double>* energy_density,
+                     bool base64 = true);
 
 // Per-format parsers, exposed for tests. `content` is the whole file.
-TetMesh parse_gmsh(const std::string& path, std::string_view content, std::vector<std::string>& notes);
-TetMesh parse_medit(const std::string& path, std::string_view content, std::vector<std::string>& notes);
+TetMesh parse_gmsh(const std::string& path, std::string_view content,
+                   std::vector<std::string>& notes);
+TetMesh parse_medit(const std::string& path, std::string_view content,
+                    std::vector<std::string>& notes);
 TetMesh parse_tetgen(const std::string& node_path, const std::string& ele_path,
                      std::vector<std::string>& notes);
 TetMesh parse_vtk_legacy(const std::string& path, std::string_view content,
                          std::vector<std::string>& notes);
-TetMesh parse_vtu(const std::string& path, std::string_view content, std::vector<std::string>& notes);
+TetMesh parse_vtu(const std::string& path, std::string_view content,
+                  std::vector<std::string>& notes);
 
 void write_gmsh(const std::string& path, const TetMesh& mesh, int version, bool binary);
 void write_medit(const std::string& path, const TetMesh& mesh);

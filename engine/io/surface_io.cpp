@@ -20,7 +20,8 @@ void write_surface_stl(const std::string& path, const TetMesh& mesh, bool binary
   std::ofstream out = open_for_writing(path, binary);
   auto normal_of = [&](const Triangle& f) {
     const Vec3& a = mesh.vertices[static_cast<size_t>(f[0])];
-    Vec3 n = (mesh.vertices[static_cast<size_t>(f[1])] - a).cross(mesh.vertices[static_cast<size_t>(f[2])] - a);
+    Vec3 n = (mesh.vertices[static_cast<size_t>(f[1])] - a)
+                 .cross(mesh.vertices[static_cast<size_t>(f[2])] - a);
     double len = n.norm();
     return len > 0 ? Vec3(n / len) : Vec3::Zero();
   };
@@ -33,7 +34,8 @@ void write_surface_stl(const std::string& path, const TetMesh& mesh, bool binary
       Vec3 n = normal_of(f);
       for (int k = 0; k < 3; ++k) write_binary<float>(out, static_cast<float>(n[k]));
       for (Index v : f) {
-        for (int k = 0; k < 3; ++k) write_binary<float>(out, static_cast<float>(mesh.vertices[static_cast<size_t>(v)][k]));
+        for (int k = 0; k < 3; ++k)
+          write_binary<float>(out, static_cast<float>(mesh.vertices[static_cast<size_t>(v)][k]));
       }
       write_binary<std::uint16_t>(out, 0);
     }

@@ -23,7 +23,8 @@ TetMesh parse_tetgen(const std::string& node_path, const std::string& ele_path,
   for (long long i = 0; i < nv; ++i) {
     long long index = nodes.read_int("a point index");
     if (i == 0) {
-      if (index != 0 && index != 1) nodes.fail("the first point index must be 0 or 1, found " + std::to_string(index));
+      if (index != 0 && index != 1)
+        nodes.fail("the first point index must be 0 or 1, found " + std::to_string(index));
       base = index;
     } else if (index != base + i) {
       nodes.fail("point index " + std::to_string(index) + " out of sequence (expected " +
@@ -31,7 +32,8 @@ TetMesh parse_tetgen(const std::string& node_path, const std::string& ele_path,
     }
     Vec3& x = mesh.vertices[static_cast<size_t>(i)];
     for (int k = 0; k < 3; ++k) x[k] = nodes.read_double("a point coordinate");
-    for (long long k = 0; k < num_attributes + has_marker; ++k) nodes.read_double("a point attribute or marker");
+    for (long long k = 0; k < num_attributes + has_marker; ++k)
+      nodes.read_double("a point attribute or marker");
   }
   if (!std::filesystem::exists(ele_path)) {
     throw MeshError(ele_path, "missing: a TetGen mesh needs both the .node and the .ele file");

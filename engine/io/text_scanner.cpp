@@ -50,7 +50,8 @@ std::string_view TextScanner::next(std::string_view what) {
     fail("unexpected end of file while reading " + std::string(what));
   }
   size_t start = pos_;
-  while (pos_ < content_.size() && !std::isspace(static_cast<unsigned char>(content_[pos_]))) ++pos_;
+  while (pos_ < content_.size() && !std::isspace(static_cast<unsigned char>(content_[pos_])))
+    ++pos_;
   return content_.substr(start, pos_ - start);
 }
 
@@ -89,8 +90,8 @@ long long TextScanner::read_int(std::string_view what) {
 long long TextScanner::read_int_in(std::string_view what, long long lo, long long hi) {
   long long value = read_int(what);
   if (value < lo || value > hi) {
-    fail(std::string(what) + " " + std::to_string(value) + " is out of range [" + std::to_string(lo) +
-         ", " + std::to_string(hi) + "]");
+    fail(std::string(what) + " " + std::to_string(value) + " is out of range [" +
+         std::to_string(lo) + ", " + std::to_string(hi) + "]");
   }
   return value;
 }
@@ -115,7 +116,9 @@ std::string_view TextScanner::rest_of_line() {
   return line;
 }
 
-void TextScanner::fail(const std::string& problem) const { fail_at_line(line_, problem); }
+void TextScanner::fail(const std::string& problem) const {
+  fail_at_line(line_, problem);
+}
 
 void TextScanner::fail_at_line(long line, const std::string& problem) const {
   throw MeshError(path_, problem, {.line = line});

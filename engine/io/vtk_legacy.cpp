@@ -14,7 +14,8 @@ constexpr int kVtkTetra = 10;
 
 class VtkLegacyReader {
  public:
-  VtkLegacyReader(const std::string& path, std::string_view content, std::vector<std::string>& notes)
+  VtkLegacyReader(const std::string& path, std::string_view content,
+                  std::vector<std::string>& notes)
       : path_(path), content_(content), in_(path, content), notes_(notes) {}
 
   TetMesh read() {
@@ -57,8 +58,8 @@ class VtkLegacyReader {
     if (!have_points) throw MeshError(path_, "no POINTS section");
     if (cell_offsets.empty()) throw MeshError(path_, "no CELLS section");
     if (cell_types.size() + 1 != cell_offsets.size()) {
-      throw MeshError(path_, "CELL_TYPES lists " + std::to_string(cell_types.size()) + " cells but CELLS has " +
-                                 std::to_string(cell_offsets.size() - 1));
+      throw MeshError(path_, "CELL_TYPES lists " + std::to_string(cell_types.size()) +
+                                 " cells but CELLS has " + std::to_string(cell_offsets.size() - 1));
     }
     std::map<long long, long long> skipped;
     for (size_t c = 0; c < cell_types.size(); ++c) {
@@ -68,15 +69,18 @@ class VtkLegacyReader {
         continue;
       }
       if (end - begin != 4) {
-        throw MeshError(path_, "cell " + std::to_string(c) + " is VTK_TETRA but has " +
-                                   std::to_string(end - begin) + " points", {.element = static_cast<long>(c)});
+        throw MeshError(path_,
+                        "cell " + std::to_string(c) + " is VTK_TETRA but has " +
+                            std::to_string(end - begin) + " points",
+                        {.element = static_cast<long>(c)});
       }
       Tet t;
       for (int k = 0; k < 4; ++k) {
         long long v = connectivity[static_cast<size_t>(begin + k)];
         if (v < 0 || v >= mesh_.num_vertices()) {
-          throw MeshError(path_, "cell " + std::to_string(c) + " references point " + std::to_string(v) +
-                                     ", but there are " + std::to_string(mesh_.num_vertices()) + " points",
+          throw MeshError(path_,
+                          "cell " + std::to_string(c) + " references point " + std::to_string(v) +
+                              ", but there are " + std::to_string(mesh_.num_vertices()) + " points",
                           {.element = static_cast<long>(c)});
         }
         t[static_cast<size_t>(k)] = static_cast<Index>(v);
@@ -84,7 +88,8 @@ class VtkLegacyReader {
       mesh_.tets.push_back(t);
     }
     for (const auto& [type, count] : skipped) {
-      notes_.push_back("ignored " + std::to_string(count) + " cells of VTK type " + std::to_string(type));
+      notes_.push_back("ignored " + std::to_string(count) + " cells of VTK type " +
+                       std::to_string(type));
     }
     return std::move(mesh_);
   }
@@ -143,7 +148,8 @@ class VtkLegacyReader {
       std::string conn_type(in_.next("the connectivity type"));
       connectivity = read_ints(b, conn_type);
       for (size_t i = 0; i + 1 < offsets.size(); ++i) {
-        if (offsets[i] > offsets[i + 1] || offsets[i + 1] > b) in_.fail("OFFSETS are not increasing");
+        if (offsets[i] > offsets[i + 1] || offsets[i + 1] > b)
+          in_.fail("OFFSETS are not increasing");
       }
       return;
     }
@@ -152,10 +158,12 @@ class VtkLegacyReader {
     offsets = {0};
     size_t pos = 0;
     for (long long c = 0; c < a; ++c) {
-      if (pos >= flat.size()) in_.fail("CELLS list is shorter than its declared " + std::to_string(a) + " cells");
+      if (pos >= flat.size())
+        in_.fail("CELLS list is shorter than its declared " + std::to_string(a) + " cells");
       long long count = flat[pos++];
       if (count < 0 || pos + static_cast<size_t>(count) > flat.size()) {
-        in_.fail("cell " + std::to_string(c) + " has an invalid point count " + std::to_string(count));
+        in_.fail("cell " + std::to_string(c) + " has an invalid point count " +
+                 std::to_string(count));
       }
       connectivity.insert(connectivity.end(), flat.begin() + static_cast<long>(pos),
                           flat.begin() + static_cast<long>(pos + static_cast<size_t>(count)));
@@ -174,14 +182,16 @@ class VtkLegacyReader {
 
 }  // namespace
 
-TetMesh parse_vtk_legacy(const std::string& path, std::string_view content, std::vector<std::string>& notes) {
+TetMesh parse_vtk_legacy(const std::string& path, std::string_view content,
+                         std::vector<std::string>& notes) {
   return VtkLegacyReader(path, content, notes).read();
 }
 
 void write_vtk_legacy(const std::string& path, const TetMesh& mesh, bool binary) {
   std::ofstream out = open_for_writing(path, binary);
-  out << "# vtk DataFile Version 4.2\nsoftbody tetrahedral mesh\n" << (binary ? "BINARY" : "ASCII")
-      << "\nDATASET UNSTRUCTURED_GRID\nPOINTS " << mesh.vertices.size() << " double\n";
+  out << "# vtk DataFile Version 4.2\nsoftbody tetrahedral mesh\n"
+      << (binary ? "BINARY" : "ASCII") << "\nDATASET UNSTRUCTURED_GRID\nPOINTS "
+      << mesh.vertices.size() << " double\n";
   for (const Vec3& x : mesh.vertices) {
     if (binary) {
       for (int k = 0; k < 3; ++k) write_binary<double>(out, x[k], true);
@@ -189,7 +199,8 @@ void write_vtk_legacy(const std::string& path, const TetMesh& mesh, bool binary)
       out << x[0] << ' ' << x[1] << ' ' << x[2] << '\n';
     }
   }
-  out << (binary ? "\n" : "") << "CELLS " << mesh.tets.size() << ' ' << mesh.tets.size() * 5 << '\n';
+  out << (binary ? "\n" : "") << "CELLS " << mesh.tets.size() << ' ' << mesh.tets.size() * 5
+      << '\n';
   for (const Tet& t : mesh.tets) {
     if (binary) {
       write_binary<std::int32_t>(out, 4, true);

@@ -31,14 +31,17 @@ struct VtuContext {
 long line_of(const VtuContext& ctx, const pugi::xml_node& node) {
   auto offset = static_cast<size_t>(node.offset_debug());
   if (offset > ctx.content.size()) return 0;
-  return 1 + static_cast<long>(std::count(ctx.content.begin(), ctx.content.begin() + static_cast<long>(offset), '\n'));
+  return 1 + static_cast<long>(std::count(ctx.content.begin(),
+                                          ctx.content.begin() + static_cast<long>(offset), '\n'));
 }
 
-[[noreturn]] void fail_at(const VtuContext& ctx, const pugi::xml_node& node, const std::string& problem) {
+[[noreturn]] void fail_at(const VtuContext& ctx, const pugi::xml_node& node,
+                          const std::string& problem) {
   throw MeshError(ctx.path, problem, {.line = line_of(ctx, node)});
 }
 
-std::string decode_base64_chunk(const VtuContext& ctx, const pugi::xml_node& node, std::string_view text) {
+std::string decode_base64_chunk(const VtuContext& ctx, const pugi::xml_node& node,
+                                std::string_view text) {
   for (char c : text) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/' || c == '=' ||
           std::isspace(static_cast<unsigned char>(c)))) {
@@ -75,7 +78,8 @@ double read_value(BinaryReader& in, std::string_view type) {
 }
 
 // The values of a DataArray, which must hold exactly `count` numbers.
-std::vector<double> read_data_array(const VtuContext& ctx, const pugi::xml_node& array, size_t count) {
+std::vector<double> read_data_array(const VtuContext& ctx, const pugi::xml_node& array,
+                                    size_t count) {
   std::string_view format = array.attribute("format").as_string("ascii");
   std::string_view type = array.attribute("type").as_string();
   size_t size = value_size(ctx, array, type);
@@ -104,18 +108,21 @@ std::vector<double> read_data_array(const VtuContext& ctx, const pugi::xml_node&
     std::uint64_t declared = ctx.header_uint64 ? in.read<std::uint64_t>("data header")
                                                : in.read<std::uint32_t>("data header");
     if (declared != count * size || bytes.size() < header_bytes + declared) {
-      fail_at(ctx, array, "binary DataArray '" + std::string(array.attribute("Name").as_string()) + "' holds " +
-                              std::to_string(bytes.size() - header_bytes) + " bytes (header says " +
-                              std::to_string(declared) + "), expected " + std::to_string(count * size));
+      fail_at(ctx, array,
+              "binary DataArray '" + std::string(array.attribute("Name").as_string()) + "' holds " +
+                  std::to_string(bytes.size() - header_bytes) + " bytes (header says " +
+                  std::to_string(declared) + "), expected " + std::to_string(count * size));
     }
     for (size_t i = 0; i < count; ++i) values.push_back(read_value(in, type));
   } else {
-    fail_at(ctx, array, "DataArray format '" + std::string(format) +
-                            "' is not supported (ascii and inline binary are; re-save without appended data)");
+    fail_at(ctx, array,
+            "DataArray format '" + std::string(format) +
+                "' is not supported (ascii and inline binary are; re-save without appended data)");
   }
   if (values.size() != count) {
-    fail_at(ctx, array, "DataArray '" + std::string(array.attribute("Name").as_string()) + "' has " +
-                            std::to_string(values.size()) + " values, expected " + std::to_string(count));
+    fail_at(ctx, array,
+            "DataArray '" + std::string(array.attribute("Name").as_string()) + "' has " +
+                std::to_string(values.size()) + " values, expected " + std::to_string(count));
   }
   return values;
 }
@@ -128,46 +135,60 @@ pugi::xml_node named_array(const VtuContext& ctx, const pugi::xml_node& cells, c
 
 }  // namespace
 
-TetMesh parse_vtu(const std::string& path, std::string_view content, std::vector<std::string>& notes) {
+TetMesh parse_vtu(const std::string& path, std::string_view content,
+                  std::vector<std::string>& notes) {
   pugi::xml_document doc;
   pugi::xml_parse_result parsed = doc.load_buffer(content.data(), content.size());
   if (!parsed) {
-    long line = 1 + static_cast<long>(std::count(content.begin(), content.begin() + std::min<long>(parsed.offset, static_cast<long>(content.size())), '\n'));
+    long line =
+        1 + static_cast<long>(std::count(
+                content.begin(),
+                content.begin() + std::min<long>(parsed.offset, static_cast<long>(content.size())),
+                '\n'));
     throw MeshError(path, std::string("malformed XML: ") + parsed.description(), {.line = line});
   }
   pugi::xml_node file = doc.child("VTKFile");
   VtuContext ctx{path, content, false, false};
   if (!file) throw MeshError(path, "no <VTKFile> element");
   if (std::string_view(file.attribute("type").as_string()) != "UnstructuredGrid") {
-    fail_at(ctx, file, "VTKFile type '" + std::string(file.attribute("type").as_string()) +
-                           "' is not supported (UnstructuredGrid is)");
+    fail_at(ctx, file,
+            "VTKFile type '" + std::string(file.attribute("type").as_string()) +
+                "' is not supported (UnstructuredGrid is)");
   }
   if (file.attribute("compressor")) {
-    fail_at(ctx, file, "compressed VTU (" + std::string(file.attribute("compressor").as_string()) +
-                           ") is not supported; save it uncompressed");
+    fail_at(ctx, file,
+            "compressed VTU (" + std::string(file.attribute("compressor").as_string()) +
+                ") is not supported; save it uncompressed");
   }
-  ctx.header_uint64 = std::string_view(file.attribute("header_type").as_string("UInt32")) == "UInt64";
-  ctx.big_endian = std::string_view(file.attribute("byte_order").as_string("LittleEndian")) == "BigEndian";
+  ctx.header_uint64 =
+      std::string_view(file.attribute("header_type").as_string("UInt32")) == "UInt64";
+  ctx.big_endian =
+      std::string_view(file.attribute("byte_order").as_string("LittleEndian")) == "BigEndian";
   pugi::xml_node grid = file.child("UnstructuredGrid");
   pugi::xml_node piece = grid.child("Piece");
   if (!piece) fail_at(ctx, file, "no <UnstructuredGrid><Piece>");
   if (piece.next_sibling("Piece")) notes.push_back("only the first <Piece> was read");
   long long num_points = piece.attribute("NumberOfPoints").as_llong(-1);
   long long num_cells = piece.attribute("NumberOfCells").as_llong(-1);
-  if (num_points < 0 || num_cells < 0) fail_at(ctx, piece, "<Piece> lacks NumberOfPoints or NumberOfCells");
+  if (num_points < 0 || num_cells < 0)
+    fail_at(ctx, piece, "<Piece> lacks NumberOfPoints or NumberOfCells");
 
   pugi::xml_node points = piece.child("Points").child("DataArray");
   if (!points) fail_at(ctx, piece, "<Piece> has no <Points><DataArray>");
-  if (points.attribute("NumberOfComponents").as_int(1) != 3) fail_at(ctx, points, "points must have 3 components");
+  if (points.attribute("NumberOfComponents").as_int(1) != 3)
+    fail_at(ctx, points, "points must have 3 components");
   std::vector<double> xyz = read_data_array(ctx, points, static_cast<size_t>(num_points) * 3);
   TetMesh mesh;
   mesh.vertices.resize(static_cast<size_t>(num_points));
-  for (size_t i = 0; i < mesh.vertices.size(); ++i) mesh.vertices[i] = {xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]};
+  for (size_t i = 0; i < mesh.vertices.size(); ++i)
+    mesh.vertices[i] = {xyz[3 * i], xyz[3 * i + 1], xyz[3 * i + 2]};
 
   pugi::xml_node cells = piece.child("Cells");
   if (!cells) fail_at(ctx, piece, "<Piece> has no <Cells>");
-  std::vector<double> offsets = read_data_array(ctx, named_array(ctx, cells, "offsets"), static_cast<size_t>(num_cells));
-  std::vector<double> types = read_data_array(ctx, named_array(ctx, cells, "types"), static_cast<size_t>(num_cells));
+  std::vector<double> offsets =
+      read_data_array(ctx, named_array(ctx, cells, "offsets"), static_cast<size_t>(num_cells));
+  std::vector<double> types =
+      read_data_array(ctx, named_array(ctx, cells, "types"), static_cast<size_t>(num_cells));
   size_t conn_size = offsets.empty() ? 0 : static_cast<size_t>(std::max(0.0, offsets.back()));
   pugi::xml_node conn_node = named_array(ctx, cells, "connectivity");
   std::vector<double> conn = read_data_array(ctx, conn_node, conn_size);
@@ -175,18 +196,24 @@ TetMesh parse_vtu(const std::string& path, std::string_view content, std::vector
   for (size_t c = 0; c < offsets.size(); ++c) {
     auto begin = static_cast<long long>(c == 0 ? 0.0 : offsets[c - 1]);
     auto end = static_cast<long long>(offsets[c]);
-    if (end < begin || end > static_cast<long long>(conn.size())) fail_at(ctx, conn_node, "offsets are not increasing");
+    if (end < begin || end > static_cast<long long>(conn.size()))
+      fail_at(ctx, conn_node, "offsets are not increasing");
     if (static_cast<int>(types[c]) != kVtkTetra) {
       ++skipped;
       continue;
     }
-    if (end - begin != 4) fail_at(ctx, conn_node, "cell " + std::to_string(c) + " is a tetrahedron with " + std::to_string(end - begin) + " points");
+    if (end - begin != 4)
+      fail_at(ctx, conn_node,
+              "cell " + std::to_string(c) + " is a tetrahedron with " +
+                  std::to_string(end - begin) + " points");
     Tet t;
     for (int k = 0; k < 4; ++k) {
       double v = conn[static_cast<size_t>(begin + k)];
       if (v < 0 || v >= static_cast<double>(num_points)) {
-        throw MeshError(path, "cell " + std::to_string(c) + " references point " + std::to_string(static_cast<long long>(v)) +
-                                  ", but there are " + std::to_string(num_points) + " points",
+        throw MeshError(path,
+                        "cell " + std::to_string(c) + " references point " +
+                            std::to_string(static_cast<long long>(v)) + ", but there are " +
+                            std::to_string(num_points) + " points",
                         {.line = line_of(ctx, conn_node), .element = static_cast<long>(c)});
       }
       t[static_cast<size_t>(k)] = static_cast<Index>(v);
@@ -207,7 +234,8 @@ class DataArrayWriter {
   void write(const char* vtk_type, const char* name, int components, const std::vector<T>& values) {
     out_ << "        <DataArray type=\"" << vtk_type << "\"";
     if (name[0] != '\0') out_ << " Name=\"" << name << "\"";
-    out_ << " NumberOfComponents=\"" << components << "\" format=\"" << (base64_ ? "binary" : "ascii") << "\">\n";
+    out_ << " NumberOfComponents=\"" << components << "\" format=\""
+         << (base64_ ? "binary" : "ascii") << "\">\n";
     if (base64_) {
       std::string bytes(8 + values.size() * sizeof(T), '\0');
       std::uint64_t count = values.size() * sizeof(T);
@@ -255,8 +283,8 @@ void write_vtu(const std::string& path, const TetMesh& mesh, const VtuData& data
   DataArrayWriter arrays(out, base64);
   out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"1.0\" "
          "byte_order=\"LittleEndian\" header_type=\"UInt64\">\n  <UnstructuredGrid>\n"
-      << "    <Piece NumberOfPoints=\"" << mesh.vertices.size() << "\" NumberOfCells=\"" << mesh.tets.size()
-      << "\">\n";
+      << "    <Piece NumberOfPoints=\"" << mesh.vertices.size() << "\" NumberOfCells=\""
+      << mesh.tets.size() << "\">\n";
   auto write_fields = [&](const char* tag, const std::vector<Field>& fields) {
     if (fields.empty()) return;
     out << "      <" << tag << ">\n";
@@ -285,8 +313,10 @@ void write_vtu(const std::string& path, const TetMesh& mesh, const VtuData& data
 }
 
 void write_state_vtu(const std::string& path, const TetMesh& rest, const Vec3Array& positions,
-                     const Vec3Array* velocities, const std::vector<double>* energy_density, bool base64) {
-  if (positions.size() != rest.vertices.size()) throw MeshError(path, "positions do not match the mesh");
+                     const Vec3Array* velocities, const std::vector<double>* energy_density,
+                     bool base64) {
+  if (positions.size() != rest.vertices.size())
+    throw MeshError(path, "positions do not match the mesh");
   auto vector_field = [](const char* name, auto&& value, size_t n) {
     Field f{name, 3, {}};
     f.values.reserve(3 * n);
@@ -297,13 +327,17 @@ void write_state_vtu(const std::string& path, const TetMesh& rest, const Vec3Arr
     return f;
   };
   VtuData data;
-  data.point_data.push_back(
-      vector_field("displacement", [&](size_t i) { return Vec3(positions[i] - rest.vertices[i]); }, positions.size()));
+  data.point_data.push_back(vector_field(
+      "displacement", [&](size_t i) { return Vec3(positions[i] - rest.vertices[i]); },
+      positions.size()));
   if (velocities != nullptr) {
-    if (velocities->size() != positions.size()) throw MeshError(path, "velocities do not match the mesh");
-    data.point_data.push_back(vector_field("velocity", [&](size_t i) { return (*velocities)[i]; }, positions.size()));
+    if (velocities->size() != positions.size())
+      throw MeshError(path, "velocities do not match the mesh");
+    data.point_data.push_back(vector_field(
+        "velocity", [&](size_t i) { return (*velocities)[i]; }, positions.size()));
   }
-  if (energy_density != nullptr) data.cell_data.push_back({"strain_energy_density", 1, *energy_density});
+  if (energy_density != nullptr)
+    data.cell_data.push_back({"strain_energy_density", 1, *energy_density});
   TetMesh deformed{positions, rest.tets, {}};
   write_vtu(path, deformed, data, base64);
 }

@@ -6,7 +6,8 @@
 namespace softbody {
 
 TetMesh make_box_mesh(const BoxSpec& spec) {
-  if (spec.nx < 1 || spec.ny < 1 || spec.nz < 1) throw std::invalid_argument("box: cell counts must be >= 1");
+  if (spec.nx < 1 || spec.ny < 1 || spec.nz < 1)
+    throw std::invalid_argument("box: cell counts must be >= 1");
   if (!(spec.size.array() > 0).all()) throw std::invalid_argument("box: size must be positive");
   TetMesh mesh;
   const int px = spec.nx + 1, py = spec.ny + 1, pz = spec.nz + 1;
@@ -14,7 +15,8 @@ TetMesh make_box_mesh(const BoxSpec& spec) {
   for (int k = 0; k < pz; ++k) {
     for (int j = 0; j < py; ++j) {
       for (int i = 0; i < px; ++i) {
-        mesh.vertices.push_back(spec.origin + Vec3(spec.size.x() * i / spec.nx, spec.size.y() * j / spec.ny,
+        mesh.vertices.push_back(spec.origin + Vec3(spec.size.x() * i / spec.nx,
+                                                   spec.size.y() * j / spec.ny,
                                                    spec.size.z() * k / spec.nz));
         auto add = [&](const char* name, bool on) {
           if (on) mesh.vertex_sets[name].push_back(id(i, j, k));
@@ -30,7 +32,8 @@ TetMesh make_box_mesh(const BoxSpec& spec) {
   }
   // The six tetrahedra of a cube are the monotone paths from corner (0,0,0) to (1,1,1), one per
   // permutation of the axes.
-  const std::array<std::array<int, 3>, 6> axis_orders = {{{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}};
+  const std::array<std::array<int, 3>, 6> axis_orders = {
+      {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}};
   for (int k = 0; k < spec.nz; ++k) {
     for (int j = 0; j < spec.ny; ++j) {
       for (int i = 0; i < spec.nx; ++i) {

@@ -10,7 +10,9 @@ double tet_quality(const Vec3Array& x, const Tet& t) {
   double sum_sq = 0;
   for (int i = 0; i < 4; ++i) {
     for (int j = i + 1; j < 4; ++j) {
-      sum_sq += (x[static_cast<size_t>(t[static_cast<size_t>(i)])] - x[static_cast<size_t>(t[static_cast<size_t>(j)])]).squaredNorm();
+      sum_sq += (x[static_cast<size_t>(t[static_cast<size_t>(i)])] -
+                 x[static_cast<size_t>(t[static_cast<size_t>(j)])])
+                    .squaredNorm();
     }
   }
   double l_rms = std::sqrt(sum_sq / 6.0);

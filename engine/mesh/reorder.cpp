@@ -16,7 +16,8 @@ MeshPermutation reorder_for_locality(TetMesh& mesh) {
   const auto nv = static_cast<size_t>(mesh.num_vertices());
   Graph graph(nv);
   const MeshTopology topology(mesh);
-  for (const EdgeVertices& e : topology.edges()) boost::add_edge(static_cast<size_t>(e[0]), static_cast<size_t>(e[1]), graph);
+  for (const EdgeVertices& e : topology.edges())
+    boost::add_edge(static_cast<size_t>(e[0]), static_cast<size_t>(e[1]), graph);
   std::vector<Graph::vertex_descriptor> order;
   order.reserve(nv);
   boost::cuthill_mckee_ordering(graph, std::back_inserter(order));
@@ -45,16 +46,19 @@ MeshPermutation reorder_for_locality(TetMesh& mesh) {
     std::sort(s.begin(), s.end());
     return s;
   };
-  std::stable_sort(perm.old_of_new_tet.begin(), perm.old_of_new_tet.end(), [&](Index a, Index b) { return key(a) < key(b); });
+  std::stable_sort(perm.old_of_new_tet.begin(), perm.old_of_new_tet.end(),
+                   [&](Index a, Index b) { return key(a) < key(b); });
   std::vector<Tet> sorted(mesh.tets.size());
-  for (size_t i = 0; i < sorted.size(); ++i) sorted[i] = mesh.tets[static_cast<size_t>(perm.old_of_new_tet[i])];
+  for (size_t i = 0; i < sorted.size(); ++i)
+    sorted[i] = mesh.tets[static_cast<size_t>(perm.old_of_new_tet[i])];
   mesh.tets = std::move(sorted);
   return perm;
 }
 
 Vec3Array permute_vertices(const Vec3Array& old_positions, const MeshPermutation& permutation) {
   Vec3Array out(old_positions.size());
-  for (size_t i = 0; i < out.size(); ++i) out[i] = old_positions[static_cast<size_t>(permutation.old_of_new_vertex[i])];
+  for (size_t i = 0; i < out.size(); ++i)
+    out[i] = old_positions[static_cast<size_t>(permutation.old_of_new_vertex[i])];
   return out;
 }
 

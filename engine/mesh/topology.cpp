@@ -13,15 +13,18 @@ std::uint64_t pair_key(Index a, Index b) {
 
 // Outward-facing triangles of a positively oriented tetrahedron (0,1,2,3), paired with the local
 // index of the vertex opposite each face.
-constexpr std::array<std::array<int, 3>, 4> kOutwardFaces = {{{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}}};
+constexpr std::array<std::array<int, 3>, 4> kOutwardFaces = {
+    {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}}};
 
 }  // namespace
 
-MeshTopology::MeshTopology(const TetMesh& mesh) : num_vertices_(mesh.num_vertices()), tets_(mesh.tets) {
+MeshTopology::MeshTopology(const TetMesh& mesh)
+    : num_vertices_(mesh.num_vertices()), tets_(mesh.tets) {
   for (const Tet& t : tets_) {
     for (Index v : t) {
       if (v < 0 || v >= num_vertices_) {
-        throw std::invalid_argument("MeshTopology: vertex index out of range (validate the mesh first)");
+        throw std::invalid_argument(
+            "MeshTopology: vertex index out of range (validate the mesh first)");
       }
     }
   }
@@ -52,7 +55,8 @@ void MeshTopology::build_edges() {
   for (size_t t = 0; t < tets_.size(); ++t) {
     for (int k = 0; k < 6; ++k) {
       Index a = tets_[t][kTetEdgeLocal[k][0]], b = tets_[t][kTetEdgeLocal[k][1]];
-      auto it = std::lower_bound(keys.begin(), keys.end(), pair_key(std::min(a, b), std::max(a, b)));
+      auto it =
+          std::lower_bound(keys.begin(), keys.end(), pair_key(std::min(a, b), std::max(a, b)));
       tet_edges_[t][k] = static_cast<Index>(it - keys.begin());
     }
   }
@@ -70,8 +74,10 @@ void MeshTopology::build_vertex_edges() {
   vertex_edges_.resize(edges_.size() * 2);
   std::vector<Index> fill(vertex_edge_offsets_.begin(), vertex_edge_offsets_.end() - 1);
   for (size_t e = 0; e < edges_.size(); ++e) {
-    vertex_edges_[static_cast<size_t>(fill[static_cast<size_t>(edges_[e][0])]++)] = {static_cast<Index>(e), +1};
-    vertex_edges_[static_cast<size_t>(fill[static_cast<size_t>(edges_[e][1])]++)] = {static_cast<Index>(e), -1};
+    vertex_edges_[static_cast<size_t>(fill[static_cast<size_t>(edges_[e][0])]++)] = {
+        static_cast<Index>(e), +1};
+    vertex_edges_[static_cast<size_t>(fill[static_cast<size_t>(edges_[e][1])]++)] = {
+        static_cast<Index>(e), -1};
   }
 }
 
@@ -107,8 +113,9 @@ void MeshTopology::build_faces() {
     size_t j = i;
     while (j < all.size() && all[j].sorted == all[i].sorted) ++j;
     if (j - i > 2) {
-      throw std::invalid_argument("MeshTopology: a face is shared by more than two tetrahedra "
-                                  "(validate the mesh first)");
+      throw std::invalid_argument(
+          "MeshTopology: a face is shared by more than two tetrahedra "
+          "(validate the mesh first)");
     }
     Face f{all[i].sorted, {all[i].tet, j - i == 2 ? all[i + 1].tet : Index{-1}}};
     faces_.push_back(f);
@@ -161,8 +168,8 @@ void MeshTopology::build_tseps() {
 }
 
 Index MeshTopology::num_tseps_of_type(int type) const {
-  return static_cast<Index>(
-      std::count_if(tseps_.begin(), tseps_.end(), [type](const Tsep& t) { return t.type == type; }));
+  return static_cast<Index>(std::count_if(tseps_.begin(), tseps_.end(),
+                                          [type](const Tsep& t) { return t.type == type; }));
 }
 
 }  // namespace softbody

@@ -13,12 +13,15 @@ namespace {
 std::string describe_tet(const TetMesh& mesh, size_t t) {
   const Tet& tet = mesh.tets[t];
   std::ostringstream s;
-  s << "tetrahedron " << t << " (vertices " << tet[0] << ' ' << tet[1] << ' ' << tet[2] << ' ' << tet[3] << ")";
+  s << "tetrahedron " << t << " (vertices " << tet[0] << ' ' << tet[1] << ' ' << tet[2] << ' '
+    << tet[3] << ")";
   return s.str();
 }
 
-[[noreturn]] void fail_tet(const TetMesh& mesh, const std::string& source, size_t t, const std::string& problem) {
-  throw MeshError(source, describe_tet(mesh, t) + ": " + problem, {.element = static_cast<long>(t)});
+[[noreturn]] void fail_tet(const TetMesh& mesh, const std::string& source, size_t t,
+                           const std::string& problem) {
+  throw MeshError(source, describe_tet(mesh, t) + ": " + problem,
+                  {.element = static_cast<long>(t)});
 }
 
 double longest_edge(const TetMesh& mesh, const Tet& t) {
@@ -26,7 +29,8 @@ double longest_edge(const TetMesh& mesh, const Tet& t) {
   for (int i = 0; i < 4; ++i) {
     for (int j = i + 1; j < 4; ++j) {
       longest = std::max(longest, (mesh.vertices[static_cast<size_t>(t[static_cast<size_t>(i)])] -
-                                   mesh.vertices[static_cast<size_t>(t[static_cast<size_t>(j)])]).norm());
+                                   mesh.vertices[static_cast<size_t>(t[static_cast<size_t>(j)])])
+                                      .norm());
     }
   }
   return longest;
@@ -36,7 +40,8 @@ void check_vertices_and_indices(const TetMesh& mesh, const std::string& source) 
   for (size_t v = 0; v < mesh.vertices.size(); ++v) {
     if (!mesh.vertices[v].allFinite()) {
       std::ostringstream s;
-      s << "vertex " << v << " has a non-finite coordinate (" << mesh.vertices[v].transpose() << ")";
+      s << "vertex " << v << " has a non-finite coordinate (" << mesh.vertices[v].transpose()
+        << ")";
       throw MeshError(source, s.str(), {.element = static_cast<long>(v)});
     }
   }
@@ -44,21 +49,26 @@ void check_vertices_and_indices(const TetMesh& mesh, const std::string& source) 
     const Tet& tet = mesh.tets[t];
     for (int i = 0; i < 4; ++i) {
       if (tet[static_cast<size_t>(i)] < 0 || tet[static_cast<size_t>(i)] >= mesh.num_vertices()) {
-        fail_tet(mesh, source, t, "vertex index " + std::to_string(tet[static_cast<size_t>(i)]) +
-                                      " is out of range (the mesh has " + std::to_string(mesh.num_vertices()) +
-                                      " vertices)");
+        fail_tet(mesh, source, t,
+                 "vertex index " + std::to_string(tet[static_cast<size_t>(i)]) +
+                     " is out of range (the mesh has " + std::to_string(mesh.num_vertices()) +
+                     " vertices)");
       }
       for (int j = 0; j < i; ++j) {
         if (tet[static_cast<size_t>(i)] == tet[static_cast<size_t>(j)]) {
-          fail_tet(mesh, source, t, "uses vertex " + std::to_string(tet[static_cast<size_t>(i)]) + " twice (degenerate)");
+          fail_tet(
+              mesh, source, t,
+              "uses vertex " + std::to_string(tet[static_cast<size_t>(i)]) + " twice (degenerate)");
         }
       }
     }
   }
 }
 
-void check_volumes_and_orientation(TetMesh& mesh, const std::string& source, const ValidationOptions& options,
-                                   std::vector<std::string>& notes, std::vector<std::string>& repairs) {
+void check_volumes_and_orientation(TetMesh& mesh, const std::string& source,
+                                   const ValidationOptions& options,
+                                   std::vector<std::string>& notes,
+                                   std::vector<std::string>& repairs) {
   std::vector<size_t> negative;
   for (size_t t = 0; t < mesh.tets.size(); ++t) {
     double c = six_signed_volume(mesh.vertices, mesh.tets[t]);
@@ -73,18 +83,19 @@ void check_volumes_and_orientation(TetMesh& mesh, const std::string& source, con
   if (negative.empty()) return;
   if (negative.size() == mesh.tets.size()) {
     for (Tet& t : mesh.tets) std::swap(t[2], t[3]);
-    notes.push_back("all tetrahedra were negatively oriented (the file's convention); reoriented all");
+    notes.push_back(
+        "all tetrahedra were negatively oriented (the file's convention); reoriented all");
     return;
   }
   if (!options.repair) {
     std::ostringstream s;
-    s << "negative volume (inverted in the rest state; " << negative.size() << " of " << mesh.tets.size()
-      << " tetrahedra are; repair mode reorients them)";
+    s << "negative volume (inverted in the rest state; " << negative.size() << " of "
+      << mesh.tets.size() << " tetrahedra are; repair mode reorients them)";
     fail_tet(mesh, source, negative.front(), s.str());
   }
   for (size_t t : negative) std::swap(mesh.tets[t][2], mesh.tets[t][3]);
-  repairs.push_back("reoriented " + std::to_string(negative.size()) + " inverted tetrahedra (first: " +
-                    std::to_string(negative.front()) + ")");
+  repairs.push_back("reoriented " + std::to_string(negative.size()) +
+                    " inverted tetrahedra (first: " + std::to_string(negative.front()) + ")");
 }
 
 void check_duplicates_and_faces(const TetMesh& mesh, const std::string& source) {
@@ -96,7 +107,8 @@ void check_duplicates_and_faces(const TetMesh& mesh, const std::string& source) 
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 1; i < sorted.size(); ++i) {
     if (sorted[i].first == sorted[i - 1].first) {
-      size_t a = std::min(sorted[i].second, sorted[i - 1].second), b = std::max(sorted[i].second, sorted[i - 1].second);
+      size_t a = std::min(sorted[i].second, sorted[i - 1].second),
+             b = std::max(sorted[i].second, sorted[i - 1].second);
       fail_tet(mesh, source, b, "duplicates tetrahedron " + std::to_string(a));
     }
   }
@@ -113,7 +125,8 @@ void check_duplicates_and_faces(const TetMesh& mesh, const std::string& source) 
     if (faces[i].first == faces[i - 2].first) {
       const Triangle& f = faces[i].first;
       fail_tet(mesh, source, faces[i].second,
-               "face (" + std::to_string(f[0]) + " " + std::to_string(f[1]) + " " + std::to_string(f[2]) +
+               "face (" + std::to_string(f[0]) + " " + std::to_string(f[1]) + " " +
+                   std::to_string(f[2]) +
                    ") is shared by more than two tetrahedra (overlapping elements)");
     }
   }
@@ -127,10 +140,12 @@ void check_unreferenced(TetMesh& mesh, const std::string& source, const Validati
   }
   auto unused = static_cast<size_t>(std::count(new_index.begin(), new_index.end(), -1));
   if (unused == 0) return;
-  size_t first = static_cast<size_t>(std::find(new_index.begin(), new_index.end(), -1) - new_index.begin());
+  size_t first =
+      static_cast<size_t>(std::find(new_index.begin(), new_index.end(), -1) - new_index.begin());
   if (!options.repair) {
-    throw MeshError(source, "vertex " + std::to_string(first) + " is not used by any tetrahedron (" +
-                                std::to_string(unused) + " unreferenced vertices; repair mode drops them)",
+    throw MeshError(source,
+                    "vertex " + std::to_string(first) + " is not used by any tetrahedron (" +
+                        std::to_string(unused) + " unreferenced vertices; repair mode drops them)",
                     {.element = static_cast<long>(first)});
   }
   Index next = 0;
@@ -148,11 +163,13 @@ void check_unreferenced(TetMesh& mesh, const std::string& source, const Validati
   for (auto& [name, set] : mesh.vertex_sets) {
     std::vector<Index> remapped;
     for (Index v : set) {
-      if (new_index[static_cast<size_t>(v)] >= 0) remapped.push_back(new_index[static_cast<size_t>(v)]);
+      if (new_index[static_cast<size_t>(v)] >= 0)
+        remapped.push_back(new_index[static_cast<size_t>(v)]);
     }
     set = std::move(remapped);
   }
-  repairs.push_back("dropped " + std::to_string(unused) + " unreferenced vertices (first: " + std::to_string(first) + ")");
+  repairs.push_back("dropped " + std::to_string(unused) +
+                    " unreferenced vertices (first: " + std::to_string(first) + ")");
 }
 
 }  // namespace

@@ -15,6 +15,8 @@ void set_num_threads(int n) {
   omp_set_num_threads(n > 0 ? n : default_threads());
 }
 
-int num_threads() { return omp_get_max_threads(); }
+int num_threads() {
+  return omp_get_max_threads();
+}
 
 }  // namespace softbody

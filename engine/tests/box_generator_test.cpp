@@ -9,7 +9,8 @@ namespace softbody {
 namespace {
 
 TEST(BoxGenerator, CountsVolumeAndOrientation) {
-  TetMesh m = make_box_mesh({.nx = 4, .ny = 2, .nz = 3, .size = Vec3(2.0, 0.5, 0.75), .origin = Vec3(-1, 0, 1)});
+  TetMesh m = make_box_mesh(
+      {.nx = 4, .ny = 2, .nz = 3, .size = Vec3(2.0, 0.5, 0.75), .origin = Vec3(-1, 0, 1)});
   EXPECT_EQ(m.num_vertices(), 5 * 3 * 4);
   EXPECT_EQ(m.num_tets(), 6 * 4 * 2 * 3);
   MeshStats s = mesh_stats(m);
@@ -23,8 +24,10 @@ TEST(BoxGenerator, NamedBoundarySets) {
   TetMesh m = make_box_mesh({.nx = 4, .ny = 2, .nz = 3, .size = Vec3(2.0, 0.5, 0.75)});
   EXPECT_EQ(m.vertex_sets.at("xmin").size(), 3u * 4u);
   EXPECT_EQ(m.vertex_sets.at("zmax").size(), 5u * 3u);
-  for (Index v : m.vertex_sets.at("xmax")) EXPECT_DOUBLE_EQ(m.vertices[static_cast<size_t>(v)].x(), 2.0);
-  for (Index v : m.vertex_sets.at("ymin")) EXPECT_DOUBLE_EQ(m.vertices[static_cast<size_t>(v)].y(), 0.0);
+  for (Index v : m.vertex_sets.at("xmax"))
+    EXPECT_DOUBLE_EQ(m.vertices[static_cast<size_t>(v)].x(), 2.0);
+  for (Index v : m.vertex_sets.at("ymin"))
+    EXPECT_DOUBLE_EQ(m.vertices[static_cast<size_t>(v)].y(), 0.0);
 }
 
 TEST(BoxGenerator, ConformingAcrossCells) {

@@ -14,9 +14,13 @@ namespace {
 
 const Material kMaterial{2.5e5, 0.42};
 
-std::shared_ptr<const MeshTopology> topology_of(const TetMesh& m) { return std::make_shared<const MeshTopology>(m); }
+std::shared_ptr<const MeshTopology> topology_of(const TetMesh& m) {
+  return std::make_shared<const MeshTopology>(m);
+}
 
-TetMesh small_box() { return make_box_mesh({.nx = 3, .ny = 2, .nz = 2, .size = Vec3(0.3, 0.2, 0.2)}); }
+TetMesh small_box() {
+  return make_box_mesh({.nx = 3, .ny = 2, .nz = 2, .size = Vec3(0.3, 0.2, 0.2)});
+}
 
 struct ModelCase {
   std::string model;
@@ -26,13 +30,16 @@ struct ModelCase {
 std::vector<ModelCase> all_model_cases() {
   std::vector<ModelCase> cases;
   for (const std::string& m : force_model_names()) {
-    for (VolumetricKind v : {VolumetricKind::kNone, VolumetricKind::kCubic, VolumetricKind::kQuadratic}) cases.push_back({m, v});
+    for (VolumetricKind v :
+         {VolumetricKind::kNone, VolumetricKind::kCubic, VolumetricKind::kQuadratic})
+      cases.push_back({m, v});
   }
   return cases;
 }
 
 std::string case_name(const testing::TestParamInfo<ModelCase>& param_info) {
-  std::string name = param_info.param.model + "_" + volumetric_kind_name(param_info.param.volumetric);
+  std::string name =
+      param_info.param.model + "_" + volumetric_kind_name(param_info.param.volumetric);
   for (char& c : name) {
     if (c == '-') c = '_';
   }
@@ -43,20 +50,25 @@ class EveryModel : public testing::TestWithParam<ModelCase> {};
 
 TEST_P(EveryModel, ForcesAndStiffnessMatchFiniteDifferences) {
   std::vector<TetMesh> meshes = {small_box()};
-  if (test::shared_meshes_available()) meshes.push_back(load_mesh(test::shared_mesh("knight.node")).mesh);
+  if (test::shared_meshes_available())
+    meshes.push_back(load_mesh(test::shared_mesh("knight.node")).mesh);
   for (const TetMesh& mesh : meshes) {
-    auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial, GetParam().volumetric);
+    auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial,
+                                  GetParam().volumetric);
     for (unsigned seed : {1u, 2u}) {
       Vec3Array p = random_smooth_deformation(mesh.vertices, 0.25, seed);
-      EXPECT_LT(force_vs_energy_error(*model, p), 1e-6) << "seed " << seed << ", " << mesh.num_tets() << " tets";
-      EXPECT_LT(stiffness_vs_force_error(*model, p), 1e-6) << "seed " << seed << ", " << mesh.num_tets() << " tets";
+      EXPECT_LT(force_vs_energy_error(*model, p), 1e-6)
+          << "seed " << seed << ", " << mesh.num_tets() << " tets";
+      EXPECT_LT(stiffness_vs_force_error(*model, p), 1e-6)
+          << "seed " << seed << ", " << mesh.num_tets() << " tets";
     }
   }
 }
 
 TEST_P(EveryModel, RigidMotionGivesNoForceNoTorqueNoEnergy) {
   TetMesh mesh = small_box();
-  auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial, GetParam().volumetric);
+  auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial,
+                                GetParam().volumetric);
   // Force scale of a real deformation, to judge "zero" against.
   ForceOutput deformed = model->evaluate(random_smooth_deformation(mesh.vertices, 0.1, 3));
   double scale = 0;
@@ -77,7 +89,8 @@ TEST_P(EveryModel, RigidMotionGivesNoForceNoTorqueNoEnergy) {
 TEST_P(EveryModel, NetForceAndTorqueVanishUnderAnyDeformation) {
   // Internal forces of a hyperelastic energy invariant under rigid motions are self-equilibrated.
   TetMesh mesh = small_box();
-  auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial, GetParam().volumetric);
+  auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial,
+                                GetParam().volumetric);
   Vec3Array p = random_smooth_deformation(mesh.vertices, 0.3, 11);
   ForceOutput out = model->evaluate(p);
   Vec3 net = Vec3::Zero(), torque = Vec3::Zero();
@@ -93,11 +106,14 @@ TEST_P(EveryModel, NetForceAndTorqueVanishUnderAnyDeformation) {
 
 TEST_P(EveryModel, EnergyDensitiesSumToTheTotalEnergy) {
   TetMesh mesh = small_box();
-  auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial, GetParam().volumetric);
+  auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial,
+                                GetParam().volumetric);
   Vec3Array p = random_smooth_deformation(mesh.vertices, 0.3, 12);
-  std::vector<double> density = strain_energy_density(GetParam().model, mesh, kMaterial, GetParam().volumetric, p);
+  std::vector<double> density =
+      strain_energy_density(GetParam().model, mesh, kMaterial, GetParam().volumetric, p);
   double total = 0;
-  for (size_t t = 0; t < mesh.tets.size(); ++t) total += density[t] * six_signed_volume(mesh.vertices, mesh.tets[t]) / 6;
+  for (size_t t = 0; t < mesh.tets.size(); ++t)
+    total += density[t] * six_signed_volume(mesh.vertices, mesh.tets[t]) / 6;
   const double energy = model->evaluate(p, kEvalEnergy).energy;
   EXPECT_NEAR(total, energy, 1e-11 * energy);
 }
@@ -151,7 +167,8 @@ TEST(StvkEdge, NsnIsTheEdgeTermAlone) {
   double expected = 0;
   for (Index e = 0; e < topo->num_edges(); ++e) {
     const EdgeVertices& ev = topo->edges()[static_cast<size_t>(e)];
-    double zeta = (p[static_cast<size_t>(ev[0])] - p[static_cast<size_t>(ev[1])]).squaredNorm() - full.edge_h()[static_cast<size_t>(e)];
+    double zeta = (p[static_cast<size_t>(ev[0])] - p[static_cast<size_t>(ev[1])]).squaredNorm() -
+                  full.edge_h()[static_cast<size_t>(e)];
     expected += 0.25 * full.edge_l()[static_cast<size_t>(e)] * zeta * zeta;
   }
   double nsn_energy = nsn->evaluate(p, kEvalEnergy).energy;
@@ -181,8 +198,9 @@ TEST(ForceModels, HomogeneousStretchMatchesContinuumMechanics) {
     double w;
     Mat3 piola;
   };
-  for (const Expected& x : {Expected{"stvk-edge", w_stvk, f * s_stvk}, Expected{"stvk-tl", w_stvk, f * s_stvk},
-                            Expected{"corotational", w_corot, p_corot}}) {
+  for (const Expected& x :
+       {Expected{"stvk-edge", w_stvk, f * s_stvk}, Expected{"stvk-tl", w_stvk, f * s_stvk},
+        Expected{"corotational", w_corot, p_corot}}) {
     auto model = make_force_model(x.model, topo, mesh.vertices, kMaterial);
     ForceOutput out = model->evaluate(p);
     EXPECT_NEAR(out.energy, volume * x.w, 1e-12 * volume * x.w) << x.model;
@@ -203,7 +221,8 @@ TEST(ForceModels, CorotationalAndStvkAgreeAtSmallStrain) {
   for (double scale : {1e-3, 1e-5}) {
     Vec3Array p = random_smooth_deformation(mesh.vertices, scale, 8);
     double diff = relative_difference(corot->evaluate(p).f, stvk->evaluate(p).f);
-    EXPECT_LT(diff, 30 * scale) << scale;  // the difference is the geometric nonlinearity, O(strain)
+    EXPECT_LT(diff, 30 * scale)
+        << scale;  // the difference is the geometric nonlinearity, O(strain)
   }
 }
 
@@ -211,10 +230,13 @@ TEST(ForceModels, StiffnessAtRestIsSymmetricPositiveSemidefinite) {
   TetMesh mesh = make_box_mesh({.nx = 2, .ny = 2, .nz = 2});
   auto topo = topology_of(mesh);
   for (const std::string& name : force_model_names()) {
-    Eigen::MatrixXd k = make_force_model(name, topo, mesh.vertices, kMaterial)->evaluate(mesh.vertices).K.to_dense(*topo);
+    Eigen::MatrixXd k = make_force_model(name, topo, mesh.vertices, kMaterial)
+                            ->evaluate(mesh.vertices)
+                            .K.to_dense(*topo);
     EXPECT_LT((k - k.transpose()).norm(), 1e-12 * k.norm()) << name;
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(k);
-    // Six rigid-body modes at zero, the rest positive (NSN: a spring network may have more zero modes).
+    // Six rigid-body modes at zero, the rest positive (NSN: a spring network may have more zero
+    // modes).
     EXPECT_GT(eig.eigenvalues().minCoeff(), -1e-9 * eig.eigenvalues().maxCoeff()) << name;
     if (name != "nsn") {
       EXPECT_GT(eig.eigenvalues()[6], 1e-6 * eig.eigenvalues().maxCoeff()) << name;
@@ -230,7 +252,8 @@ TEST(ForceModels, UnknownNameIsAClearError) {
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("unknown force model 'neo-hookean'"), std::string::npos);
   }
-  EXPECT_THROW(make_force_model("stvk-edge", topology_of(mesh), mesh.vertices, Material{1e5, 0.5}), std::invalid_argument);
+  EXPECT_THROW(make_force_model("stvk-edge", topology_of(mesh), mesh.vertices, Material{1e5, 0.5}),
+               std::invalid_argument);
 }
 
 }  // namespace

@@ -13,7 +13,8 @@ namespace softbody {
 namespace {
 
 TetMesh sample_mesh() {
-  TetMesh m = make_box_mesh({.nx = 2, .ny = 3, .nz = 2, .size = Vec3(0.2, 0.3, 0.25), .origin = Vec3(-0.1, 0.05, 1.0)});
+  TetMesh m = make_box_mesh(
+      {.nx = 2, .ny = 3, .nz = 2, .size = Vec3(0.2, 0.3, 0.25), .origin = Vec3(-0.1, 0.05, 1.0)});
   // Non-representable decimal coordinates check that writers keep full precision.
   for (Vec3& x : m.vertices) x += Vec3(1.0 / 3.0, std::sqrt(2.0) * 1e-3, -1e-7 / 7.0);
   m.vertex_sets.clear();
@@ -23,7 +24,8 @@ TetMesh sample_mesh() {
 void expect_same_mesh(const TetMesh& a, const TetMesh& b, const std::string& what) {
   ASSERT_EQ(a.vertices.size(), b.vertices.size()) << what;
   ASSERT_EQ(a.tets, b.tets) << what;
-  for (size_t i = 0; i < a.vertices.size(); ++i) EXPECT_EQ(a.vertices[i], b.vertices[i]) << what << " vertex " << i;
+  for (size_t i = 0; i < a.vertices.size(); ++i)
+    EXPECT_EQ(a.vertices[i], b.vertices[i]) << what << " vertex " << i;
 }
 
 struct RoundTripCase {
@@ -48,16 +50,19 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(RoundTripCase{"a.msh", {.binary = false, .msh_version = 41}},
                     RoundTripCase{"b.msh", {.binary = true, .msh_version = 41}},
                     RoundTripCase{"c.msh", {.binary = false, .msh_version = 22}},
-                    RoundTripCase{"d.msh", {.binary = true, .msh_version = 22}}, RoundTripCase{"e.mesh", {}},
-                    RoundTripCase{"f.node", {}}, RoundTripCase{"g.vtk", {.binary = false}},
-                    RoundTripCase{"h.vtk", {.binary = true}}, RoundTripCase{"i.vtu", {.binary = false}},
+                    RoundTripCase{"d.msh", {.binary = true, .msh_version = 22}},
+                    RoundTripCase{"e.mesh", {}}, RoundTripCase{"f.node", {}},
+                    RoundTripCase{"g.vtk", {.binary = false}},
+                    RoundTripCase{"h.vtk", {.binary = true}},
+                    RoundTripCase{"i.vtu", {.binary = false}},
                     RoundTripCase{"j.vtu", {.binary = true}}),
     [](const testing::TestParamInfo<RoundTripCase>& param_info) {
       std::string name = param_info.param.file;
       for (char& c : name) {
         if (c == '.') c = '_';
       }
-      return name + (param_info.param.options.binary ? "_binary" : "_ascii") + std::to_string(param_info.param.options.msh_version);
+      return name + (param_info.param.options.binary ? "_binary" : "_ascii") +
+             std::to_string(param_info.param.options.msh_version);
     });
 
 TEST(MeshIo, EveryShippedAndSharedMeshLoads) {
@@ -66,9 +71,10 @@ TEST(MeshIo, EveryShippedAndSharedMeshLoads) {
     std::string name;
     Index vertices, tets;
   };
-  for (const Expected& e : {Expected{"octopus-low.mesh", 452, 1140}, Expected{"knight.node", 554, 1566},
-                            Expected{"bunny.mesh", 5433, 34055}, Expected{"hand.mesh", 7234, 29998},
-                            Expected{"hand.msh", 7234, 29998}, Expected{"armadillo.ele", 43243, 144153}}) {
+  for (const Expected& e :
+       {Expected{"octopus-low.mesh", 452, 1140}, Expected{"knight.node", 554, 1566},
+        Expected{"bunny.mesh", 5433, 34055}, Expected{"hand.mesh", 7234, 29998},
+        Expected{"hand.msh", 7234, 29998}, Expected{"armadillo.ele", 43243, 144153}}) {
     LoadedMesh m = load_mesh(test::shared_mesh(e.name));
     EXPECT_EQ(m.mesh.num_vertices(), e.vertices) << e.name;
     EXPECT_EQ(m.mesh.num_tets(), e.tets) << e.name;
@@ -112,11 +118,12 @@ TEST(MeshIo, TetgenOneBasedIndices) {
 
 TEST(MeshIo, Vtk51OffsetsLayoutAndMixedCells) {
   test::TempDir dir;
-  std::string path = dir.write("m.vtk",
-                               "# vtk DataFile Version 5.1\nmixed\nASCII\nDATASET UNSTRUCTURED_GRID\n"
-                               "POINTS 5 float\n0 0 0 1 0 0 0 1 0 0 0 1 1 1 1\n"
-                               "CELLS 3 7\nOFFSETS vtktypeint64\n0 4 7\nCONNECTIVITY vtktypeint64\n0 1 2 3 1 2 4\n"
-                               "CELL_TYPES 2\n10\n5\nPOINT_DATA 5\n");
+  std::string path =
+      dir.write("m.vtk",
+                "# vtk DataFile Version 5.1\nmixed\nASCII\nDATASET UNSTRUCTURED_GRID\n"
+                "POINTS 5 float\n0 0 0 1 0 0 0 1 0 0 0 1 1 1 1\n"
+                "CELLS 3 7\nOFFSETS vtktypeint64\n0 4 7\nCONNECTIVITY vtktypeint64\n0 1 2 3 1 2 4\n"
+                "CELL_TYPES 2\n10\n5\nPOINT_DATA 5\n");
   ParsedMesh m = parse_mesh_file(path);
   ASSERT_EQ(m.mesh.tets.size(), 1u);
   EXPECT_EQ(m.mesh.tets[0], (Tet{0, 1, 2, 3}));

@@ -18,7 +18,8 @@ TEST(Parallel, ResultsDoNotDependOnTheThreadCount) {
   auto topo = std::make_shared<const MeshTopology>(mesh);
   Vec3Array p = random_smooth_deformation(mesh.vertices, 0.3, 9);
   for (const std::string& name : force_model_names()) {
-    auto model = make_force_model(name, topo, mesh.vertices, Material{1e5, 0.4}, VolumetricKind::kQuadratic);
+    auto model =
+        make_force_model(name, topo, mesh.vertices, Material{1e5, 0.4}, VolumetricKind::kQuadratic);
     set_num_threads(1);
     ForceOutput serial = model->evaluate(p);
     set_num_threads(3);  // more threads than this machine's cores is fine: results must not change

@@ -16,18 +16,24 @@ TEST(Reorder, IsAPermutationThatPreservesThePhysics) {
   MeshPermutation perm = reorder_for_locality(reordered);
   ASSERT_EQ(reordered.vertices.size(), original.vertices.size());
   for (size_t i = 0; i < original.vertices.size(); ++i) {
-    EXPECT_EQ(reordered.vertices[static_cast<size_t>(perm.new_of_old_vertex[i])], original.vertices[i]);
-    EXPECT_EQ(perm.old_of_new_vertex[static_cast<size_t>(perm.new_of_old_vertex[i])], static_cast<Index>(i));
+    EXPECT_EQ(reordered.vertices[static_cast<size_t>(perm.new_of_old_vertex[i])],
+              original.vertices[i]);
+    EXPECT_EQ(perm.old_of_new_vertex[static_cast<size_t>(perm.new_of_old_vertex[i])],
+              static_cast<Index>(i));
   }
-  for (Index v : reordered.vertex_sets.at("xmin")) EXPECT_EQ(reordered.vertices[static_cast<size_t>(v)].x(), 0.0);
+  for (Index v : reordered.vertex_sets.at("xmin"))
+    EXPECT_EQ(reordered.vertices[static_cast<size_t>(v)].x(), 0.0);
   const Material material{1e5, 0.3};
   Vec3Array p = random_smooth_deformation(original.vertices, 0.2, 2);
-  auto a = make_force_model("stvk-edge", std::make_shared<const MeshTopology>(original), original.vertices, material);
-  auto b = make_force_model("stvk-edge", std::make_shared<const MeshTopology>(reordered), reordered.vertices, material);
+  auto a = make_force_model("stvk-edge", std::make_shared<const MeshTopology>(original),
+                            original.vertices, material);
+  auto b = make_force_model("stvk-edge", std::make_shared<const MeshTopology>(reordered),
+                            reordered.vertices, material);
   ForceOutput fa = a->evaluate(p), fb = b->evaluate(permute_vertices(p, perm));
   EXPECT_NEAR(fa.energy, fb.energy, 1e-12 * fa.energy);
   for (size_t i = 0; i < p.size(); ++i) {
-    EXPECT_LT((fa.f[i] - fb.f[static_cast<size_t>(perm.new_of_old_vertex[i])]).norm(), 1e-9 * fa.f[i].norm() + 1e-12);
+    EXPECT_LT((fa.f[i] - fb.f[static_cast<size_t>(perm.new_of_old_vertex[i])]).norm(),
+              1e-9 * fa.f[i].norm() + 1e-12);
   }
 }
 
@@ -35,9 +41,11 @@ TEST(Reorder, ReducesTheBandwidthOfAScrambledMesh) {
   TetMesh mesh = make_box_mesh({.nx = 6, .ny = 6, .nz = 6});
   // Scramble the vertex order deterministically.
   std::vector<Index> scramble(mesh.vertices.size());
-  for (size_t i = 0; i < scramble.size(); ++i) scramble[i] = static_cast<Index>((i * 7919) % scramble.size());
+  for (size_t i = 0; i < scramble.size(); ++i)
+    scramble[i] = static_cast<Index>((i * 7919) % scramble.size());
   TetMesh scrambled = mesh;
-  for (size_t i = 0; i < scramble.size(); ++i) scrambled.vertices[static_cast<size_t>(scramble[i])] = mesh.vertices[i];
+  for (size_t i = 0; i < scramble.size(); ++i)
+    scrambled.vertices[static_cast<size_t>(scramble[i])] = mesh.vertices[i];
   for (Tet& t : scrambled.tets) {
     for (Index& v : t) v = scramble[static_cast<size_t>(v)];
   }

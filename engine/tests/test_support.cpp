@@ -5,13 +5,18 @@
 
 namespace softbody::test {
 
-std::string shared_mesh(const std::string& name) { return std::string(SOFTBODY_SHARED_MESHES) + "/" + name; }
+std::string shared_mesh(const std::string& name) {
+  return std::string(SOFTBODY_SHARED_MESHES) + "/" + name;
+}
 
-bool shared_meshes_available() { return std::filesystem::exists(shared_mesh("knight.node")); }
+bool shared_meshes_available() {
+  return std::filesystem::exists(shared_mesh("knight.node"));
+}
 
 std::vector<std::string> all_shared_meshes() {
-  return {shared_mesh("octopus-low.mesh"), shared_mesh("knight.node"), shared_mesh("bunny.mesh"),
-          shared_mesh("hand.mesh"),        shared_mesh("hand.msh"),    shared_mesh("armadillo.node")};
+  return {shared_mesh("octopus-low.mesh"), shared_mesh("knight.node"),
+          shared_mesh("bunny.mesh"),       shared_mesh("hand.mesh"),
+          shared_mesh("hand.msh"),         shared_mesh("armadillo.node")};
 }
 
 TempDir::TempDir() {

@@ -78,7 +78,8 @@ TEST(Topology, BoundaryIsClosedAndOutward) {
   // Every boundary edge is shared by exactly two boundary triangles, traversed in opposite senses.
   std::multiset<std::pair<Index, Index>> directed;
   for (const Triangle& f : t.boundary_faces()) {
-    for (int k = 0; k < 3; ++k) directed.insert({f[static_cast<size_t>(k)], f[static_cast<size_t>((k + 1) % 3)]});
+    for (int k = 0; k < 3; ++k)
+      directed.insert({f[static_cast<size_t>(k)], f[static_cast<size_t>((k + 1) % 3)]});
   }
   for (const auto& [a, b] : directed) {
     EXPECT_EQ(directed.count({a, b}), 1u);
@@ -109,11 +110,15 @@ TEST(Topology, TsepCountsOnEveryMesh) {
     MeshTopology t(mesh.mesh);
     EXPECT_EQ(t.num_tseps_of_type(1), 3 * t.num_faces()) << path;
     EXPECT_EQ(t.num_tseps_of_type(2), 3 * t.num_tets()) << path;
-    EXPECT_NEAR(enclosed_volume(mesh.mesh, t), [&] {
-      double v = 0;
-      for (const Tet& tet : mesh.mesh.tets) v += six_signed_volume(mesh.mesh.vertices, tet) / 6;
-      return v;
-    }(), 1e-9) << path;
+    EXPECT_NEAR(
+        enclosed_volume(mesh.mesh, t),
+        [&] {
+          double v = 0;
+          for (const Tet& tet : mesh.mesh.tets) v += six_signed_volume(mesh.mesh.vertices, tet) / 6;
+          return v;
+        }(),
+        1e-9)
+        << path;
   }
 }
 

@@ -62,7 +62,8 @@ TEST(Validation, OverlappingElementsAreRejected) {
     validate_rest_mesh(m, "m", {}, notes, repairs);
     FAIL();
   } catch (const MeshError& e) {
-    EXPECT_NE(std::string(e.what()).find("shared by more than two tetrahedra"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("shared by more than two tetrahedra"), std::string::npos)
+        << e.what();
   }
 }
 

@@ -38,7 +38,8 @@ TEST(Volumetric, RemovesTheFictitiousMirroredEquilibrium) {
   Vec3Array mirrored = tet.vertices;
   for (Vec3& x : mirrored) x.z() = -x.z();
   auto plain = make_force_model("stvk-edge", topo, tet.vertices, kMaterial);
-  auto with_vol = make_force_model("stvk-edge", topo, tet.vertices, kMaterial, VolumetricKind::kCubic);
+  auto with_vol =
+      make_force_model("stvk-edge", topo, tet.vertices, kMaterial, VolumetricKind::kCubic);
   double plain_force = 0, vol_force = 0;
   for (const Vec3& f : plain->evaluate(mirrored).f) plain_force += f.norm();
   for (const Vec3& f : with_vol->evaluate(mirrored).f) vol_force += f.norm();
@@ -72,7 +73,8 @@ TEST(Volumetric, QuadraticEnergyUnderUniformScaling) {
   for (Vec3& x : scaled) x *= s;
   ForceOutput out;
   quadratic.add(scaled, kEvalEnergy, out);
-  const double expected = 0.2 * 0.3 * 0.1 * 0.1 * kMaterial.youngs_modulus * theta * theta / (6 * (1 - 2 * kMaterial.poisson_ratio));
+  const double expected = 0.2 * 0.3 * 0.1 * 0.1 * kMaterial.youngs_modulus * theta * theta /
+                          (6 * (1 - 2 * kMaterial.poisson_ratio));
   EXPECT_NEAR(out.energy, expected, 1e-12 * expected);
 }
 
