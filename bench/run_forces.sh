@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Runs the force benchmarks recorded in bench/RESULTS.md (box generator, bunny, armadillo; 1 and
+# 2 threads) and prints the Markdown tables. JSON goes to bench/results/. Run on a quiet machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh softbody-bench >/dev/null
+bench=build/release/bench/softbody-bench
+meshes=${MESHES:-"box:20,20,20 ../shared/meshes/bunny.mesh ../shared/meshes/armadillo.node"}
+mkdir -p bench/results
+files=()
+for mesh in $meshes; do
+  name=$(basename "$mesh" | tr ':,' '__')
+  for threads in 1 2; do
+    out="bench/results/forces-${name}-t${threads}.json"
+    "$bench" forces --mesh "$mesh" --threads "$threads" --json >"$out"
+    files+=("$out")
+  done
+done
+python3 bench/summarize_forces.py "${files[@]}"
