@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
       "softbody-sim: tetrahedral soft-body engine tools (mesh info, force checks, evaluation, "
       "conversion)"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "softbody-sim 0.1.0");
   softbody::cli::add_info_command(app);
   softbody::cli::add_check_command(app);
   softbody::cli::add_eval_command(app);

@@ -26,9 +26,7 @@ const std::map<std::string_view, int>& skipped_section_arity() {
                                                         {"Tangents", 3},
                                                         {"NormalAtVertices", 2},
                                                         {"NormalAtTriangleVertices", 3},
-                                                        {"TangentAtEdgeVertices", 3},
-                                                        {"Tetrahedra", 5},
-                                                        {"Vertices", 4}};
+                                                        {"TangentAtEdgeVertices", 3}};
   return arity;
 }
 
@@ -69,7 +67,7 @@ TetMesh parse_medit(const std::string& path, std::string_view content,
                it != skipped_section_arity().end()) {
       long long n = in.read_int_in("the number of entries", 0, 1LL << 31);
       for (long long i = 0; i < n * it->second; ++i) in.read_double("a section value");
-      notes.push_back("ignored " + std::to_string(n) + " " + std::string(keyword));
+      if (n > 0) notes.push_back("ignored " + std::to_string(n) + " " + std::string(keyword));
     } else {
       in.fail("unknown MEDIT keyword '" + std::string(keyword) + "'");
     }
