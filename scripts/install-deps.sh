@@ -5,7 +5,7 @@ set -euo pipefail
 
 PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
-  libeigen3-dev libboost-graph-dev libpugixml-dev libb64-dev
+  libeigen3-dev libboost-graph-dev libpugixml-dev libb64-dev libmuparser-dev
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev
   python3
