@@ -38,7 +38,8 @@ class PreconditionerApply {
     z.resize(r.size());
     for (size_t v = 0; v < inverse_.size(); ++v) {
       const auto i = 3 * static_cast<Eigen::Index>(v);
-      z.segment<3>(i) = transpose ? Vec3(inverse_[v].transpose() * r.segment<3>(i)) : Vec3(inverse_[v] * r.segment<3>(i));
+      z.segment<3>(i) = transpose ? Vec3(inverse_[v].transpose() * r.segment<3>(i))
+                                  : Vec3(inverse_[v] * r.segment<3>(i));
     }
   }
 
@@ -61,9 +62,12 @@ class StopWatch {
   Clock::time_point start_;
 };
 
-bool finite(double x) { return std::isfinite(x); }
+bool finite(double x) {
+  return std::isfinite(x);
+}
 
-SolveReport conjugate_gradient(const LinearOperator& a, const Vector& b, Vector& x, const SolverOptions& o) {
+SolveReport conjugate_gradient(const LinearOperator& a, const Vector& b, Vector& x,
+                               const SolverOptions& o) {
   SolveReport report;
   const PreconditionerApply m(a, o.preconditioner);
   StopWatch watch(o);
@@ -82,8 +86,10 @@ SolveReport conjugate_gradient(const LinearOperator& a, const Vector& b, Vector&
   double rz = r.dot(z);
   report.relative_residual = r.norm() / b_norm;
   while (true) {
-    if (report.relative_residual <= o.tolerance) return report.reason = StopReason::kConverged, report;
-    if (report.iterations >= o.max_iterations) return report.reason = StopReason::kMaxIterations, report;
+    if (report.relative_residual <= o.tolerance)
+      return report.reason = StopReason::kConverged, report;
+    if (report.iterations >= o.max_iterations)
+      return report.reason = StopReason::kMaxIterations, report;
     if (watch.out_of_time()) return report.reason = StopReason::kTimeBudget, report;
     a.apply(p, q);
     ++report.matvecs;
@@ -122,12 +128,15 @@ SolveReport bicgstab(const LinearOperator& a, const Vector& b, Vector& x, const 
   double rho_old = 1, alpha = 1, omega = 1;
   report.relative_residual = r.norm() / b_norm;
   while (true) {
-    if (report.relative_residual <= o.tolerance) return report.reason = StopReason::kConverged, report;
-    if (report.iterations >= o.max_iterations) return report.reason = StopReason::kMaxIterations, report;
+    if (report.relative_residual <= o.tolerance)
+      return report.reason = StopReason::kConverged, report;
+    if (report.iterations >= o.max_iterations)
+      return report.reason = StopReason::kMaxIterations, report;
     if (watch.out_of_time()) return report.reason = StopReason::kTimeBudget, report;
     const double rho = r_shadow.dot(r);
     if (rho == 0 || omega == 0) return report.reason = StopReason::kBreakdown, report;
-    p = report.iterations == 0 ? r : Vector(r + (rho / rho_old) * (alpha / omega) * (p - omega * v));
+    p = report.iterations == 0 ? r
+                               : Vector(r + (rho / rho_old) * (alpha / omega) * (p - omega * v));
     m.apply(p, p_hat);
     a.apply(p_hat, v);
     ++report.matvecs;
@@ -168,12 +177,14 @@ SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const Solve
     return report;
   }
   const Eigen::Index n = b.size();
-  Vector r(n), v_tilde, w_tilde, y, z, v, w, y_tilde, z_tilde, p(n), q(n), p_tilde(n), d(n), s(n), tmp(n);
+  Vector r(n), v_tilde, w_tilde, y, z, v, w, y_tilde, z_tilde, p(n), q(n), p_tilde(n), d(n), s(n),
+      tmp(n);
   a.apply(x, tmp);
   ++report.matvecs;
   r = b - tmp;
   report.relative_residual = r.norm() / b_norm;
-  if (report.relative_residual <= o.tolerance) return report.reason = StopReason::kConverged, report;
+  if (report.relative_residual <= o.tolerance)
+    return report.reason = StopReason::kConverged, report;
   v_tilde = r;
   m1.apply(v_tilde, y);
   double rho = y.norm();
@@ -182,7 +193,8 @@ SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const Solve
   double xi = z.norm();
   double gamma_old = 1, eta = -1, epsilon = 1, theta_old = 0;
   while (true) {
-    if (report.iterations >= o.max_iterations) return report.reason = StopReason::kMaxIterations, report;
+    if (report.iterations >= o.max_iterations)
+      return report.reason = StopReason::kMaxIterations, report;
     if (watch.out_of_time()) return report.reason = StopReason::kTimeBudget, report;
     if (rho == 0 || xi == 0) return report.reason = StopReason::kBreakdown, report;
     v = v_tilde / rho;
@@ -191,7 +203,7 @@ SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const Solve
     z /= xi;
     const double delta = z.dot(y);
     if (delta == 0) return report.reason = StopReason::kBreakdown, report;
-    y_tilde = y;                             // M2 y~ = y with M2 = I
+    y_tilde = y;                               // M2 y~ = y with M2 = I
     m1.apply(z, z_tilde, /*transpose=*/true);  // M1^T z~ = z
     if (report.iterations == 0) {
       p = y_tilde;
@@ -232,7 +244,8 @@ SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const Solve
     ++report.iterations;
     report.relative_residual = r.norm() / b_norm;
     if (!finite(report.relative_residual)) return report.reason = StopReason::kNonFinite, report;
-    if (report.relative_residual <= o.tolerance) return report.reason = StopReason::kConverged, report;
+    if (report.relative_residual <= o.tolerance)
+      return report.reason = StopReason::kConverged, report;
     rho = rho_next;
     xi = xi_next;
     gamma_old = gamma;
@@ -242,21 +255,28 @@ SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const Solve
 
 }  // namespace
 
-SolveReport solve(const LinearOperator& a, const Eigen::VectorXd& b, Eigen::VectorXd& x, const SolverOptions& options) {
+SolveReport solve(const LinearOperator& a, const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                  const SolverOptions& options) {
   if (x.size() != b.size()) x = Eigen::VectorXd::Zero(b.size());
   switch (options.type) {
-    case SolverType::kCg: return conjugate_gradient(a, b, x, options);
-    case SolverType::kBiCgStab: return bicgstab(a, b, x, options);
-    case SolverType::kQmr: return qmr(a, b, x, options);
+    case SolverType::kCg:
+      return conjugate_gradient(a, b, x, options);
+    case SolverType::kBiCgStab:
+      return bicgstab(a, b, x, options);
+    case SolverType::kQmr:
+      return qmr(a, b, x, options);
   }
   throw std::invalid_argument("unknown solver type");
 }
 
 const char* solver_type_name(SolverType type) {
   switch (type) {
-    case SolverType::kCg: return "cg";
-    case SolverType::kBiCgStab: return "bicgstab";
-    case SolverType::kQmr: return "qmr";
+    case SolverType::kCg:
+      return "cg";
+    case SolverType::kBiCgStab:
+      return "bicgstab";
+    case SolverType::kQmr:
+      return "qmr";
   }
   return "?";
 }
@@ -270,9 +290,12 @@ SolverType parse_solver_type(const std::string& name) {
 
 const char* preconditioner_name(Preconditioner p) {
   switch (p) {
-    case Preconditioner::kNone: return "none";
-    case Preconditioner::kJacobi: return "jacobi";
-    case Preconditioner::kBlockJacobi: return "block-jacobi";
+    case Preconditioner::kNone:
+      return "none";
+    case Preconditioner::kJacobi:
+      return "jacobi";
+    case Preconditioner::kBlockJacobi:
+      return "block-jacobi";
   }
   return "?";
 }
@@ -286,11 +309,16 @@ Preconditioner parse_preconditioner(const std::string& name) {
 
 const char* stop_reason_name(StopReason reason) {
   switch (reason) {
-    case StopReason::kConverged: return "converged";
-    case StopReason::kMaxIterations: return "max_iterations";
-    case StopReason::kTimeBudget: return "time_budget";
-    case StopReason::kBreakdown: return "breakdown";
-    case StopReason::kNonFinite: return "non_finite";
+    case StopReason::kConverged:
+      return "converged";
+    case StopReason::kMaxIterations:
+      return "max_iterations";
+    case StopReason::kTimeBudget:
+      return "time_budget";
+    case StopReason::kBreakdown:
+      return "breakdown";
+    case StopReason::kNonFinite:
+      return "non_finite";
   }
   return "?";
 }

@@ -17,9 +17,9 @@ enum class Preconditioner { kNone, kJacobi, kBlockJacobi };
 struct SolverOptions {
   SolverType type = SolverType::kQmr;
   Preconditioner preconditioner = Preconditioner::kNone;
-  double tolerance = 1e-6;       // on |b - A x| / |b|
+  double tolerance = 1e-6;  // on |b - A x| / |b|
   int max_iterations = 100;
-  double time_budget_s = 0;      // 0: no wall-clock limit
+  double time_budget_s = 0;  // 0: no wall-clock limit
 };
 
 enum class StopReason { kConverged, kMaxIterations, kTimeBudget, kBreakdown, kNonFinite };
@@ -31,7 +31,8 @@ struct SolveReport {
   StopReason reason = StopReason::kMaxIterations;
 };
 
-SolveReport solve(const LinearOperator& a, const Eigen::VectorXd& b, Eigen::VectorXd& x, const SolverOptions& options);
+SolveReport solve(const LinearOperator& a, const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                  const SolverOptions& options);
 
 const char* solver_type_name(SolverType type);
 SolverType parse_solver_type(const std::string& name);  // "cg", "bicgstab", "qmr"

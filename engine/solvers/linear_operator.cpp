@@ -4,13 +4,16 @@
 
 namespace softbody {
 
-void ConstrainedBlockOperator::apply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const { apply_impl(x, y, false); }
+void ConstrainedBlockOperator::apply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+  apply_impl(x, y, false);
+}
 
 void ConstrainedBlockOperator::apply_transpose(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
   apply_impl(x, y, true);
 }
 
-void ConstrainedBlockOperator::apply_impl(const Eigen::VectorXd& x, Eigen::VectorXd& y, bool transpose) const {
+void ConstrainedBlockOperator::apply_impl(const Eigen::VectorXd& x, Eigen::VectorXd& y,
+                                          bool transpose) const {
   y.resize(x.size());
   const auto& edges = topology_.edges();
   const bool any_fixed = !fixed_.empty();

@@ -26,10 +26,13 @@ class ConstrainedBlockOperator final : public LinearOperator {
  public:
   // `fixed`: one flag per vertex, or empty when nothing is fixed. Copied (a byte per vertex), so
   // temporaries are safe; topology and matrix must outlive the operator.
-  ConstrainedBlockOperator(const MeshTopology& topology, const EdgeBlockMatrix& matrix, std::vector<std::uint8_t> fixed)
+  ConstrainedBlockOperator(const MeshTopology& topology, const EdgeBlockMatrix& matrix,
+                           std::vector<std::uint8_t> fixed)
       : topology_(topology), matrix_(matrix), fixed_(std::move(fixed)) {}
 
-  Eigen::Index size() const override { return 3 * static_cast<Eigen::Index>(topology_.num_vertices()); }
+  Eigen::Index size() const override {
+    return 3 * static_cast<Eigen::Index>(topology_.num_vertices());
+  }
   void apply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const override;
   void apply_transpose(const Eigen::VectorXd& x, Eigen::VectorXd& y) const override;
   std::vector<Mat3> diagonal_blocks() const override;

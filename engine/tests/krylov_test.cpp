@@ -46,22 +46,27 @@ TEST_P(EverySolver, SolvesASymmetricPositiveDefiniteSystem) {
   ConstrainedBlockOperator op(*sys.topology, sys.a, {});
   Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), -1, 2);
   Eigen::VectorXd x = Eigen::VectorXd::Zero(op.size());
-  SolveReport r = solve(op, b, x, {.type = GetParam().type, .preconditioner = GetParam().preconditioner, .tolerance = 1e-10, .max_iterations = 2000});
+  SolveReport r = solve(op, b, x,
+                        {.type = GetParam().type,
+                         .preconditioner = GetParam().preconditioner,
+                         .tolerance = 1e-10,
+                         .max_iterations = 2000});
   EXPECT_EQ(r.reason, StopReason::kConverged) << stop_reason_name(r.reason);
   Eigen::VectorXd expected = reference_solution(sys.a.to_dense(*sys.topology), b);
   EXPECT_LT((x - expected).norm(), 1e-7 * expected.norm());
   EXPECT_GT(r.iterations, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(Solvers, EverySolver,
-                         testing::Values(SolverCase{SolverType::kCg, Preconditioner::kNone},
-                                         SolverCase{SolverType::kCg, Preconditioner::kJacobi},
-                                         SolverCase{SolverType::kCg, Preconditioner::kBlockJacobi},
-                                         SolverCase{SolverType::kBiCgStab, Preconditioner::kNone},
-                                         SolverCase{SolverType::kBiCgStab, Preconditioner::kBlockJacobi},
-                                         SolverCase{SolverType::kQmr, Preconditioner::kNone},
-                                         SolverCase{SolverType::kQmr, Preconditioner::kJacobi},
-                                         SolverCase{SolverType::kQmr, Preconditioner::kBlockJacobi}));
+INSTANTIATE_TEST_SUITE_P(
+    Solvers, EverySolver,
+    testing::Values(SolverCase{SolverType::kCg, Preconditioner::kNone},
+                    SolverCase{SolverType::kCg, Preconditioner::kJacobi},
+                    SolverCase{SolverType::kCg, Preconditioner::kBlockJacobi},
+                    SolverCase{SolverType::kBiCgStab, Preconditioner::kNone},
+                    SolverCase{SolverType::kBiCgStab, Preconditioner::kBlockJacobi},
+                    SolverCase{SolverType::kQmr, Preconditioner::kNone},
+                    SolverCase{SolverType::kQmr, Preconditioner::kJacobi},
+                    SolverCase{SolverType::kQmr, Preconditioner::kBlockJacobi}));
 
 TEST(Qmr, SolvesNonSymmetricIndefiniteSystems) {
   TestSystem sys(-3e3, 2e3, 0.3);
@@ -72,7 +77,8 @@ TEST(Qmr, SolvesNonSymmetricIndefiniteSystems) {
   ConstrainedBlockOperator op(*sys.topology, sys.a, {});
   Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), 1, 3);
   Eigen::VectorXd x = Eigen::VectorXd::Zero(op.size());
-  SolveReport r = solve(op, b, x, {.type = SolverType::kQmr, .tolerance = 1e-9, .max_iterations = 5000});
+  SolveReport r =
+      solve(op, b, x, {.type = SolverType::kQmr, .tolerance = 1e-9, .max_iterations = 5000});
   EXPECT_EQ(r.reason, StopReason::kConverged);
   Eigen::VectorXd expected = reference_solution(dense, b);
   EXPECT_LT((x - expected).norm(), 1e-5 * expected.norm());
@@ -133,12 +139,17 @@ TEST(Krylov, StopsOnIterationCapAndTimeBudget) {
   ConstrainedBlockOperator op(*sys.topology, sys.a, {});
   Eigen::VectorXd b = Eigen::VectorXd::Ones(op.size());
   Eigen::VectorXd x = Eigen::VectorXd::Zero(op.size());
-  SolveReport r = solve(op, b, x, {.type = SolverType::kQmr, .tolerance = 1e-14, .max_iterations = 7});
+  SolveReport r =
+      solve(op, b, x, {.type = SolverType::kQmr, .tolerance = 1e-14, .max_iterations = 7});
   EXPECT_EQ(r.reason, StopReason::kMaxIterations);
   EXPECT_EQ(r.iterations, 7);
   EXPECT_EQ(r.matvecs, 1 + 2 * 7);
   x.setZero();
-  r = solve(op, b, x, {.type = SolverType::kCg, .tolerance = 1e-30, .max_iterations = 1000000, .time_budget_s = 1e-9});
+  r = solve(op, b, x,
+            {.type = SolverType::kCg,
+             .tolerance = 1e-30,
+             .max_iterations = 1000000,
+             .time_budget_s = 1e-9});
   EXPECT_EQ(r.reason, StopReason::kTimeBudget);
   EXPECT_LE(r.iterations, 1);
 }

@@ -1,0 +1,162 @@
+#include "engine/sim/external_forces.h"
+
+#include <unsupported/Eigen/AutoDiff>
+
+#include <algorithm>
+#include <cmath>
+
+namespace softbody {
+namespace {
+
+// Jacobians come from forward-mode automatic differentiation of the one force law below (Eigen's
+// AutoDiff module), so every obstacle shape has exact K_H and B_H without hand-derived formulas.
+using Derivatives = Eigen::Matrix<double, 6, 1>;  // d/dp (3), d/dv (3)
+using Scalar = Eigen::AutoDiffScalar<Derivatives>;
+using SVec3 = Eigen::Matrix<Scalar, 3, 1>;
+
+// Signed distance (positive outside) and outward unit normal of the obstacle at p.
+template <typename S>
+bool distance_and_normal(const Obstacle& o, const Vec3& centre, const Eigen::Matrix<S, 3, 1>& p,
+                         S& distance, Eigen::Matrix<S, 3, 1>& normal) {
+  using V = Eigen::Matrix<S, 3, 1>;
+  const V c = centre.cast<S>();
+  switch (o.shape) {
+    case ObstacleShape::kHalfSpace:
+    case ObstacleShape::kPlate: {
+      normal = o.normal.cast<S>();
+      distance = normal.dot(p - c);
+      if (o.shape == ObstacleShape::kPlate) {
+        // In-plane extent: two directions orthogonal to the normal.
+        const Vec3 u = o.normal.unitOrthogonal(), w = o.normal.cross(u);
+        using std::abs;
+        if (abs(u.cast<S>().dot(p - c)) > S(o.half_extent[0]) ||
+            abs(w.cast<S>().dot(p - c)) > S(o.half_extent[1]))
+          return false;
+      }
+      return true;
+    }
+    case ObstacleShape::kSphere:
+    case ObstacleShape::kCapsule: {
+      V q = c;
+      if (o.shape == ObstacleShape::kCapsule) {
+        const V a = o.axis.cast<S>();
+        S s = a.dot(p - c);
+        if (s > S(o.half_length)) s = S(o.half_length);
+        if (s < S(-o.half_length)) s = S(-o.half_length);
+        q = c + s * a;
+      }
+      const V r = p - q;
+      using std::sqrt;
+      const S len = sqrt(r.squaredNorm());
+      if (!(len > S(0))) return false;  // at the axis: no defined normal
+      normal = r / len;
+      distance = len - S(o.radius);
+      return true;
+    }
+  }
+  return false;
+}
+
+// Seed 000 eq. 33 in vector form: penetration depth d, relative velocity u = v - V,
+// force = n (K_N d - C_N u.n) - C_T d (u - (u.n) n).
+template <typename S>
+bool contact_law(const Obstacle& o, const Vec3& centre, const Vec3& surface_velocity,
+                 const Eigen::Matrix<S, 3, 1>& p, const Eigen::Matrix<S, 3, 1>& v,
+                 Eigen::Matrix<S, 3, 1>& force) {
+  S distance;
+  Eigen::Matrix<S, 3, 1> n;
+  if (!distance_and_normal(o, centre, p, distance, n) || !(distance < S(0))) return false;
+  const S depth = -distance;
+  const Eigen::Matrix<S, 3, 1> u = v - surface_velocity.cast<S>();
+  const S un = u.dot(n);
+  force = n * (S(o.contact.stiffness) * depth - S(o.contact.damping) * un) -
+          S(o.contact.friction) * depth * (u - un * n);
+  return true;
+}
+
+}  // namespace
+
+void ExternalForceOutput::reset(size_t num_vertices) {
+  h.assign(num_vertices, Vec3::Zero());
+  k_h.assign(num_vertices, Mat3::Zero());
+  b_h.assign(num_vertices, Mat3::Zero());
+  phi.assign(num_vertices, Vec3::Zero());
+  contacts = 0;
+}
+
+bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& surface_velocity,
+                   const Vec3& p, const Vec3& v, Vec3& force, Mat3& dforce_dp, Mat3& dforce_dv) {
+  SVec3 ps, vs;
+  for (int k = 0; k < 3; ++k) {
+    ps[k] = Scalar(p[k], 6, k);
+    vs[k] = Scalar(v[k], 6, 3 + k);
+  }
+  SVec3 f;
+  if (!contact_law(obstacle, centre, surface_velocity, ps, vs, f)) {
+    force.setZero();
+    dforce_dp.setZero();
+    dforce_dv.setZero();
+    return false;
+  }
+  for (int r = 0; r < 3; ++r) {
+    force[r] = f[r].value();
+    const Derivatives& d = f[r].derivatives();
+    if (d.size() == 0) {  // a constant component (no dependence recorded)
+      dforce_dp.row(r).setZero();
+      dforce_dv.row(r).setZero();
+      continue;
+    }
+    dforce_dp.row(r) = d.head<3>().transpose();
+    dforce_dv.row(r) = d.tail<3>().transpose();
+  }
+  return true;
+}
+
+void evaluate_external_forces(const std::vector<Anchor>& anchors,
+                              const std::vector<Obstacle>& obstacles,
+                              const std::vector<double>& mass, const Vec3& gravity,
+                              const Vec3Array& p, double t, ExternalForceOutput& out) {
+  out.reset(p.size());
+  for (size_t i = 0; i < p.size(); ++i) out.h[i] = mass[i] * gravity;
+  // All forces on a vertex must be expanded about the same velocity phi: first pick it (the
+  // surface velocity of the first obstacle the vertex penetrates), then evaluate at v = phi. The
+  // Taylor expansion h + T K_H v + B_H (v - phi) then restores the velocity terms linearly.
+  std::vector<std::pair<Vec3, Vec3>> poses;  // centre and velocity of each obstacle at t
+  for (const Obstacle& o : obstacles)
+    poses.emplace_back(o.trajectory->position(t), o.trajectory->velocity(t));
+  std::vector<std::uint8_t> has_phi(p.size(), 0);
+  for (size_t k = 0; k < obstacles.size(); ++k) {
+    for (size_t i = 0; i < p.size(); ++i) {
+      double distance;
+      Vec3 normal;
+      if (!has_phi[i] &&
+          distance_and_normal<double>(obstacles[k], poses[k].first, p[i], distance, normal) &&
+          distance < 0) {
+        out.phi[i] = poses[k].second;
+        has_phi[i] = 1;
+      }
+    }
+  }
+  for (size_t k = 0; k < obstacles.size(); ++k) {
+    for (size_t i = 0; i < p.size(); ++i) {
+      Vec3 f;
+      Mat3 dp, dv;
+      if (!contact_force(obstacles[k], poses[k].first, poses[k].second, p[i], out.phi[i], f, dp,
+                         dv))
+        continue;
+      out.h[i] += f;
+      out.k_h[i] += dp;
+      out.b_h[i] += dv;
+      ++out.contacts;
+    }
+  }
+  for (const Anchor& a : anchors) {
+    const auto i = static_cast<size_t>(a.vertex);
+    const Vec3 target = a.target->position(t), target_velocity = a.target->velocity(t);
+    out.h[i] += -a.stiffness * (p[i] - target) - a.damping * (out.phi[i] - target_velocity);
+    out.k_h[i].diagonal().array() -= a.stiffness;
+    out.b_h[i].diagonal().array() -= a.damping;
+  }
+}
+
+}  // namespace softbody

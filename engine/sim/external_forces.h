@@ -1,0 +1,68 @@
+// External forces on vertices with their exact Jacobians (seed 000 eqs. 4-5, 11): anchor springs,
+// penalty contact with rigid obstacles (seed 000 eq. 33, velocity-dependent friction) and gravity.
+// Every force here acts on a single vertex, so K_H = dh/dp and B_H = dh/dv are 3x3 blocks per
+// vertex, added to the diagonal blocks of the system matrix.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/sim/trajectory.h"
+
+namespace softbody {
+
+struct ExternalForceOutput {
+  Vec3Array h;            // force on each vertex
+  std::vector<Mat3> k_h;  // dh/dp
+  std::vector<Mat3> b_h;  // dh/dv
+  Vec3Array phi;          // expansion velocity phi_k: the velocity of the surface a vertex touches
+  int contacts = 0;       // vertex-obstacle pairs in contact
+  void reset(size_t num_vertices);
+};
+
+// A spring-damper from a vertex to a (possibly moving) point: h = -k (p - a(t)) - c (v - a'(t)).
+struct Anchor {
+  Index vertex = 0;
+  std::shared_ptr<const Trajectory> target = {};
+  double stiffness = 0;
+  double damping = 0;
+};
+
+struct ContactParameters {
+  double stiffness = 1e6;  // K_N [N/m]
+  double damping = 1e4;    // C_N [N s/m]
+  double friction = 1e7;   // C_T [N s/m^2]: tangential viscosity per unit penetration
+};
+
+enum class ObstacleShape { kHalfSpace, kPlate, kSphere, kCapsule };
+
+// A rigid obstacle moving by translation along its trajectory (the position of its reference
+// point). Half-space and plate: the surface through the reference point with outward `normal`;
+// a plate is a half-space limited to |u| <= half_extent[0], |w| <= half_extent[1] in its plane.
+// Sphere: centre and radius. Capsule: segment centre +- half_length * axis, radius.
+struct Obstacle {
+  ObstacleShape shape = ObstacleShape::kHalfSpace;
+  Vec3 normal = Vec3::UnitY();
+  Vec3 axis = Vec3::UnitX();
+  double radius = 0;
+  double half_length = 0;
+  std::array<double, 2> half_extent = {0, 0};
+  std::shared_ptr<const Trajectory> trajectory = {};
+  ContactParameters contact = {};
+};
+
+// Contact force on one vertex at position p and velocity v from an obstacle whose reference point
+// is at `centre` moving with `surface_velocity`; with its Jacobians. Returns false (and zero
+// force) when the vertex does not penetrate.
+bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& surface_velocity,
+                   const Vec3& p, const Vec3& v, Vec3& force, Mat3& dforce_dp, Mat3& dforce_dv);
+
+// Fills `out` for positions p at time t: obstacles and anchors at time t, gravity as m g. The
+// forces and Jacobians are evaluated at velocity phi (seed 000 eq. 14-16), which is set to the
+// surface velocity for vertices in contact and zero elsewhere.
+void evaluate_external_forces(const std::vector<Anchor>& anchors,
+                              const std::vector<Obstacle>& obstacles,
+                              const std::vector<double>& mass, const Vec3& gravity,
+                              const Vec3Array& p, double t, ExternalForceOutput& out);
+
+}  // namespace softbody

@@ -1,0 +1,86 @@
+// What a simulation is made of: an immutable model (mesh, material model, masses, damping,
+// constraints, external forces, integrator settings) and the state that changes (seed 000 algU /
+// algUNC stepping). A session owns a state; several sessions may share a model's mesh and force
+// model. A snapshot of a simulation is its SimulationState.
+#pragma once
+
+#include <memory>
+
+#include "engine/forces/force_model.h"
+#include "engine/sim/external_forces.h"
+#include "engine/solvers/krylov.h"
+
+namespace softbody {
+
+struct IntegratorOptions {
+  double dt = 0.01;               // T [s]
+  double alpha = 0.0;             // Rayleigh mass damping [1/s]
+  double beta = 0.0;              // Rayleigh stiffness damping [s]
+  bool correction = true;         // seed 000 algUNC
+  double correction_speed = 0.1;  // V [m/s] of algUNC
+  double max_speed = 50.0;        // a step producing a faster vertex is rolled back [m/s]
+  int max_retries = 3;            // retries with correction on and 2, 4, 8 substeps
+  SolverOptions solver;
+};
+
+struct SimulationModel {
+  std::shared_ptr<const MeshTopology> topology;
+  std::shared_ptr<const ForceModel> forces;
+  Vec3Array rest;
+  std::vector<double> mass;         // lumped, per vertex [kg]
+  std::vector<std::uint8_t> fixed;  // per vertex: held at zero velocity
+  Vec3 gravity = Vec3(0, -9.81, 0);
+  std::vector<Anchor> anchors;
+  std::vector<Obstacle> obstacles;
+  IntegratorOptions options;
+};
+
+struct SimulationState {
+  Vec3Array p;
+  Vec3Array v;
+  double t = 0;
+  long step = 0;
+};
+
+SimulationState rest_state(const SimulationModel& model);
+
+// Lumped mass: each tetrahedron gives a quarter of rho * V to each of its vertices.
+std::vector<double> lumped_masses(const TetMesh& mesh, double density);
+
+struct StepStats {
+  long step = 0;
+  double t = 0;
+  int iterations = 0;  // solver iterations, summed over substeps
+  int matvecs = 0;
+  double residual = 0;  // relative residual of the last solve
+  StopReason stop_reason = StopReason::kMaxIterations;
+  double max_speed = 0;   // max |v| over vertices after the step [m/s]
+  double min_lambda = 1;  // smallest algUNC scaling (1: no correction applied)
+  int corrected_vertices = 0;
+  int contacts = 0;
+  int rolled_back = 0;  // attempts discarded (non-finite or over max_speed)
+  int substeps = 1;     // of the accepted attempt
+  bool failed = false;  // every attempt was rolled back: positions kept, velocities zeroed
+  double step_ms = 0, forces_ms = 0, assembly_ms = 0, solve_ms = 0, correction_ms = 0;
+};
+
+// Steps a model; owns the scratch memory (force workspace, system matrix, vectors).
+class Integrator {
+ public:
+  explicit Integrator(std::shared_ptr<const SimulationModel> model);
+  const SimulationModel& model() const { return *model_; }
+  // Advances `state` by one dt (rolled back and retried on failure, see IntegratorOptions).
+  StepStats step(SimulationState& state);
+
+ private:
+  bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);
+
+  std::shared_ptr<const SimulationModel> model_;
+  std::unique_ptr<ForceWorkspace> force_workspace_;
+  ForceOutput forces_, forces_next_;
+  ExternalForceOutput external_;
+  EdgeBlockMatrix system_;
+  Eigen::VectorXd rhs_, velocity_;
+};
+
+}  // namespace softbody
