@@ -3,6 +3,7 @@
 
 #include "engine/cli/commands.h"
 #include "engine/io/mesh_error.h"
+#include "engine/scene/scene.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -14,10 +15,14 @@ int main(int argc, char** argv) {
   softbody::cli::add_check_command(app);
   softbody::cli::add_eval_command(app);
   softbody::cli::add_convert_command(app);
+  softbody::cli::add_run_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const softbody::SceneError& e) {
+    std::cerr << "error: " << e.what() << '\n';
+    return 2;
   } catch (const softbody::MeshError& e) {
     std::cerr << "error: " << e.what() << '\n';
     return 2;

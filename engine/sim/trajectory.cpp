@@ -117,7 +117,22 @@ class FormulaTrajectory final : public Trajectory {
   mutable std::mutex mutex_;
 };
 
+class OffsetTrajectory final : public Trajectory {
+ public:
+  OffsetTrajectory(std::shared_ptr<const Trajectory> offset, const Vec3& base) : offset_(std::move(offset)), base_(base) {}
+  Vec3 position(double t) const override { return base_ + offset_->position(t); }
+  Vec3 velocity(double t) const override { return offset_->velocity(t); }
+
+ private:
+  std::shared_ptr<const Trajectory> offset_;
+  Vec3 base_;
+};
+
 }  // namespace
+
+std::unique_ptr<Trajectory> make_offset_trajectory(std::shared_ptr<const Trajectory> offset, const Vec3& base) {
+  return std::make_unique<OffsetTrajectory>(std::move(offset), base);
+}
 
 std::unique_ptr<Trajectory> make_constant_trajectory(const Vec3& position) {
   return std::make_unique<ConstantTrajectory>(position);

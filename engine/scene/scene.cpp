@@ -1,0 +1,428 @@
+#include "engine/scene/scene.h"
+
+#include <Eigen/Geometry>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/io/mesh_error.h"
+#include "engine/mesh/box_generator.h"
+#include "engine/mesh/reorder.h"
+#include "engine/mesh/validation.h"
+#include "engine/scene/json_reader.h"
+
+namespace softbody {
+namespace {
+
+double unit_length(const std::string& units, const std::string& source) {
+  if (units == "m") return 1.0;
+  if (units == "cm") return 1e-2;
+  if (units == "mm") return 1e-3;
+  throw SceneError(source + ": /units: unknown unit system '" + units + "' (m, cm, mm)");
+}
+
+std::shared_ptr<const Trajectory> read_trajectory(JsonReader r) {
+  std::shared_ptr<const Trajectory> trajectory;
+  int kinds = r.has("constant") + r.has("keyframes") + r.has("piecewise");
+  if (kinds != 1) r.fail("", "needs exactly one of constant, keyframes, piecewise");
+  try {
+    if (r.has("constant")) {
+      trajectory = make_constant_trajectory(r.vec3("constant", Vec3::Zero(), 1));
+    } else if (r.has("keyframes")) {
+      const nlohmann::json& keys = r.array("keyframes");
+      std::vector<Keyframe> frames;
+      for (size_t i = 0; i < keys.size(); ++i) {
+        JsonReader k = element_reader(keys[i], r.path_of("keyframes"), i, r.source(), r.length());
+        frames.push_back({k.required_number("t"), k.vec3("position", Vec3::Zero(), 1)});
+        k.finish();
+      }
+      std::string interpolation = r.string("interpolation", "linear");
+      if (interpolation != "linear" && interpolation != "cubic")
+        r.fail("interpolation", "must be linear or cubic");
+      trajectory = make_keyframe_trajectory(
+          frames, interpolation == "cubic" ? Interpolation::kCubic : Interpolation::kLinear);
+    } else {
+      const nlohmann::json& pieces = r.array("piecewise");
+      std::vector<FormulaPiece> formula;
+      for (size_t i = 0; i < pieces.size(); ++i) {
+        JsonReader p = element_reader(pieces[i], r.path_of("piecewise"), i, r.source(), r.length());
+        FormulaPiece piece{p.required_number("from"), p.required_number("to"), {}};
+        const nlohmann::json& xyz = p.raw("position");
+        if (!xyz.is_array() || xyz.size() != 3)
+          p.fail("position", "expected 3 formulas (strings or numbers)");
+        for (size_t k = 0; k < 3; ++k)
+          piece.position[k] = xyz[k].is_string() ? xyz[k].get<std::string>() : xyz[k].dump();
+        p.finish();
+        formula.push_back(piece);
+      }
+      trajectory = make_formula_trajectory(formula, r.length());
+    }
+  } catch (const std::invalid_argument& e) {
+    r.fail("", e.what());
+  }
+  r.finish();
+  return trajectory;
+}
+
+// Vertex selections for fixed sets and anchors: {"set": name} | {"box": {"min", "max"}} |
+// {"plane": {"point", "normal", "distance"}} (within distance of the plane, or on its negative
+// side).
+std::vector<Index> select_vertices(JsonReader& r, const TetMesh& mesh) {
+  std::vector<Index> out;
+  if (r.has("set")) {
+    std::string name = r.string("set", "");
+    auto it = mesh.vertex_sets.find(name);
+    if (it == mesh.vertex_sets.end()) r.fail("set", "the mesh has no vertex set '" + name + "'");
+    out = it->second;
+  } else if (r.has("box")) {
+    JsonReader b = r.object("box");
+    const Vec3 lo = b.vec3("min", Vec3::Zero(), 1), hi = b.vec3("max", Vec3::Zero(), 1);
+    b.finish();
+    for (Index v = 0; v < mesh.num_vertices(); ++v) {
+      const Vec3& x = mesh.vertices[static_cast<size_t>(v)];
+      if ((x.array() >= lo.array()).all() && (x.array() <= hi.array()).all()) out.push_back(v);
+    }
+  } else if (r.has("plane")) {
+    JsonReader p = r.object("plane");
+    const Vec3 point = p.vec3("point", Vec3::Zero(), 1);
+    const Vec3 normal = p.vec3("normal", Vec3::UnitY()).normalized();
+    const double distance = p.number("distance", 0, 1);
+    p.finish();
+    for (Index v = 0; v < mesh.num_vertices(); ++v) {
+      if (normal.dot(mesh.vertices[static_cast<size_t>(v)] - point) <= distance) out.push_back(v);
+    }
+  } else {
+    r.fail("", "a vertex selection needs set, box or plane");
+  }
+  return out;
+}
+
+TetMesh read_mesh(JsonReader r, const std::string& base_dir, MeshPermutation& permutation) {
+  TetMesh mesh;
+  if (r.has("box")) {
+    JsonReader b = r.object("box");
+    BoxSpec spec;
+    if (b.has("cells")) {
+      const nlohmann::json& cells = b.array("cells");
+      if (cells.size() != 3 || !cells[0].is_number_integer() || !cells[1].is_number_integer() ||
+          !cells[2].is_number_integer()) {
+        b.fail("cells", "expected 3 integers");
+      }
+      spec.nx = cells[0].get<int>();
+      spec.ny = cells[1].get<int>();
+      spec.nz = cells[2].get<int>();
+      if (spec.nx < 1 || spec.ny < 1 || spec.nz < 1 ||
+          static_cast<long>(spec.nx) * spec.ny * spec.nz > 2'000'000) {
+        b.fail("cells", "each count must be >= 1 and the product at most 2,000,000");
+      }
+    }
+    spec.size = b.vec3("size", Vec3(1, 1, 1), 1);
+    if (!(spec.size.array() > 0).all()) b.fail("size", "must be positive");
+    spec.origin = b.vec3("origin", Vec3::Zero(), 1);
+    b.finish();
+    mesh = make_box_mesh(spec);
+  } else {
+    std::string file = r.string("file", "");
+    if (file.empty()) r.fail("file", "a mesh needs a file or a box");
+    std::filesystem::path path(file);
+    if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
+    try {
+      mesh = load_mesh(path.string(), {.repair = r.boolean("repair", false)}).mesh;
+    } catch (const MeshError& e) {
+      r.fail("file", e.what());
+    }
+    // File coordinates: scale, rotate (degrees about x, then y, then z), translate; or fit the
+    // height (y extent after rotation) to a given value.
+    const Vec3 angles = r.vec3("rotate_deg", Vec3::Zero()) * (M_PI / 180.0);
+    const Mat3 rotation = (Eigen::AngleAxisd(angles.z(), Vec3::UnitZ()) *
+                           Eigen::AngleAxisd(angles.y(), Vec3::UnitY()) *
+                           Eigen::AngleAxisd(angles.x(), Vec3::UnitX()))
+                              .toRotationMatrix();
+    double scale = r.number("scale", 1.0);
+    for (Vec3& x : mesh.vertices) x = rotation * x;
+    if (r.has("fit_height")) {
+      double lo = mesh.vertices.front().y(), hi = lo;
+      for (const Vec3& x : mesh.vertices) {
+        lo = std::min(lo, x.y());
+        hi = std::max(hi, x.y());
+      }
+      scale = r.number("fit_height", 1.0, 1) / (hi - lo) / r.length();
+    }
+    if (!(scale > 0)) r.fail("scale", "must be positive");
+    // Optionally put the lowest point at a height (before translation).
+    const bool on_ground = r.has("lowest_y");
+    const double lowest = r.number("lowest_y", 0, 1);
+    for (Vec3& x : mesh.vertices) x *= scale * r.length();
+    if (on_ground) {
+      double lo = mesh.vertices.front().y();
+      for (const Vec3& x : mesh.vertices) lo = std::min(lo, x.y());
+      for (Vec3& x : mesh.vertices) x.y() += lowest - lo;
+    }
+    if (r.boolean("center_xz", false)) {
+      Vec3 lo = mesh.vertices.front(), hi = lo;
+      for (const Vec3& x : mesh.vertices) {
+        lo = lo.cwiseMin(x);
+        hi = hi.cwiseMax(x);
+      }
+      const Vec3 shift(-(lo.x() + hi.x()) / 2, 0, -(lo.z() + hi.z()) / 2);
+      for (Vec3& x : mesh.vertices) x += shift;
+    }
+    const Vec3 translate = r.vec3("translate", Vec3::Zero(), 1);
+    for (Vec3& x : mesh.vertices) x += translate;
+  }
+  if (r.boolean("reorder", true)) {
+    permutation = reorder_for_locality(mesh);
+  } else {
+    permutation.new_of_old_vertex.resize(mesh.vertices.size());
+    for (size_t i = 0; i < mesh.vertices.size(); ++i)
+      permutation.new_of_old_vertex[i] = static_cast<Index>(i);
+  }
+  r.finish();
+  return mesh;
+}
+
+Obstacle read_obstacle(JsonReader r) {
+  Obstacle o;
+  const std::string type = r.string("type", "halfspace");
+  if (type == "halfspace") {
+    o.shape = ObstacleShape::kHalfSpace;
+  } else if (type == "plate") {
+    o.shape = ObstacleShape::kPlate;
+  } else if (type == "sphere") {
+    o.shape = ObstacleShape::kSphere;
+  } else if (type == "capsule") {
+    o.shape = ObstacleShape::kCapsule;
+  } else {
+    r.fail("type", "unknown obstacle type '" + type + "' (halfspace, plate, sphere, capsule)");
+  }
+  o.normal = r.vec3("normal", Vec3::UnitY());
+  if (!(o.normal.norm() > 0)) r.fail("normal", "must be non-zero");
+  o.normal.normalize();
+  o.axis = r.vec3("axis", Vec3::UnitX());
+  if (!(o.axis.norm() > 0)) r.fail("axis", "must be non-zero");
+  o.axis.normalize();
+  o.radius = r.number("radius", 0, 1);
+  o.half_length = r.number("half_length", 0, 1);
+  if ((o.shape == ObstacleShape::kSphere || o.shape == ObstacleShape::kCapsule) && !(o.radius > 0))
+    r.fail("radius", "must be > 0");
+  if (o.shape == ObstacleShape::kPlate) {
+    const nlohmann::json& e = r.raw("half_extent");
+    if (!e.is_array() || e.size() != 2 || !e[0].is_number() || !e[1].is_number())
+      r.fail("half_extent", "expected 2 numbers");
+    o.half_extent = {e[0].get<double>() * r.length(), e[1].get<double>() * r.length()};
+  }
+  if (r.has("trajectory") && r.has("position"))
+    r.fail("position", "give either position or trajectory");
+  o.trajectory = r.has("trajectory") ? read_trajectory(r.object("trajectory"))
+                                     : std::shared_ptr<const Trajectory>(make_constant_trajectory(
+                                           r.vec3("position", Vec3::Zero(), 1)));
+  if (r.has("contact")) {
+    JsonReader c = r.object("contact");
+    o.contact.stiffness = c.number("stiffness", o.contact.stiffness, -1);
+    o.contact.damping = c.number("damping", o.contact.damping, -1);
+    o.contact.friction = c.number("friction", o.contact.friction, -2);
+    c.finish();
+  }
+  r.finish();
+  return o;
+}
+
+void set_json_path(nlohmann::json& doc, const std::string& dotted, const nlohmann::json& value,
+                   const std::string& source) {
+  nlohmann::json* node = &doc;
+  std::stringstream parts(dotted);
+  std::string part;
+  std::vector<std::string> keys;
+  while (std::getline(parts, part, '.')) keys.push_back(part);
+  if (keys.empty() ||
+      std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return k.empty(); })) {
+    throw SceneError(source + ": --set " + dotted + ": malformed path");
+  }
+  for (size_t i = 0; i + 1 < keys.size(); ++i) {
+    nlohmann::json& next = (*node)[keys[i]];
+    if (next.is_null()) next = nlohmann::json::object();
+    if (!next.is_object())
+      throw SceneError(source + ": --set " + dotted + ": '" + keys[i] + "' is not an object");
+    node = &next;
+  }
+  (*node)[keys.back()] = value;
+}
+
+}  // namespace
+
+void apply_override(nlohmann::json& document, const std::string& assignment,
+                    const std::string& source) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos)
+    throw SceneError(source + ": --set " + assignment + ": expected KEY=VALUE");
+  const std::string text = assignment.substr(eq + 1);
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = text;  // a bare word is a string
+  set_json_path(document, assignment.substr(0, eq), value, source);
+}
+
+Scene build_scene(const nlohmann::json& document, const std::string& source,
+                  const std::string& base_dir) {
+  Scene scene;
+  scene.document = document;
+  if (!document.is_object()) throw SceneError(source + ": /: a scene is a JSON object");
+  const double length = unit_length(document.value("units", std::string("m")), source);
+  JsonReader root(scene.document, "", source, length);
+  root.string("units", "m");
+  scene.name = root.string("name", std::filesystem::path(source).stem().string());
+  root.string("description", "");
+  MeshPermutation permutation;
+  scene.mesh = read_mesh(root.object("mesh"), base_dir, permutation);
+
+  auto model = std::make_shared<SimulationModel>();
+  model->topology = std::make_shared<const MeshTopology>(scene.mesh);
+  model->rest = scene.mesh.vertices;
+
+  JsonReader mat = root.object("material");
+  Material material;
+  material.youngs_modulus = mat.required_number("E", -2);
+  material.poisson_ratio = mat.required_number("nu");
+  material.density = mat.required_number("density", -3);
+  const std::string model_name = mat.string("model", "stvk-edge");
+  VolumetricKind volumetric = VolumetricKind::kNone;
+  try {
+    material.check();
+    volumetric = parse_volumetric_kind(mat.string("volumetric", "none"));
+    model->forces =
+        make_force_model(model_name, model->topology, model->rest, material, volumetric);
+  } catch (const std::invalid_argument& e) {
+    mat.fail(mat.has("volumetric") ? "volumetric" : "model", e.what());
+  }
+  if (!(material.density > 0)) mat.fail("density", "must be > 0");
+  mat.finish();
+  scene.model_name = model_name;
+  scene.material = material;
+  scene.volumetric = volumetric;
+  model->mass = lumped_masses(scene.mesh, material.density);
+
+  IntegratorOptions& o = model->options;
+  o.dt = root.number("dt", 0.01);
+  if (!(o.dt > 0 && o.dt <= 1)) root.fail("dt", "must lie in (0, 1] s");
+  scene.duration = root.number("duration", 1.0);
+  if (!(scene.duration > 0)) root.fail("duration", "must be > 0");
+  model->gravity = root.vec3("gravity", Vec3(0, -9.81, 0) / length, 1);
+  if (root.has("damping")) {
+    JsonReader d = root.object("damping");
+    o.alpha = d.number("alpha", 0);
+    o.beta = d.number("beta", 0);
+    if (o.alpha < 0 || o.beta < 0) d.fail(o.alpha < 0 ? "alpha" : "beta", "must be >= 0");
+    d.finish();
+  }
+  if (root.has("integrator")) {
+    JsonReader i = root.object("integrator");
+    std::string type = i.string("type", "linearized-backward-euler");
+    if (type != "linearized-backward-euler")
+      i.fail("type", "unknown integrator '" + type + "' (linearized-backward-euler)");
+    o.correction = i.boolean("correction", o.correction);
+    o.correction_speed = i.number("V", o.correction_speed / length, 1);
+    if (!(o.correction_speed > 0)) i.fail("V", "must be > 0");
+    i.finish();
+  }
+  if (root.has("solver")) {
+    JsonReader s = root.object("solver");
+    try {
+      o.solver.type = parse_solver_type(s.string("type", "qmr"));
+    } catch (const std::invalid_argument& e) {
+      s.fail("type", e.what());
+    }
+    try {
+      o.solver.preconditioner = parse_preconditioner(s.string("preconditioner", "none"));
+    } catch (const std::invalid_argument& e) {
+      s.fail("preconditioner", e.what());
+    }
+    o.solver.tolerance = s.number("tolerance", o.solver.tolerance);
+    o.solver.max_iterations = s.integer("max_iterations", o.solver.max_iterations);
+    o.solver.time_budget_s = s.number("time_budget", 0);
+    if (o.solver.max_iterations < 1) s.fail("max_iterations", "must be >= 1");
+    s.finish();
+  }
+  if (root.has("robustness")) {
+    JsonReader r = root.object("robustness");
+    o.max_speed = r.number("max_speed", o.max_speed / length, 1);
+    o.max_retries = r.integer("max_retries", o.max_retries);
+    if (o.max_retries < 0 || o.max_retries > 8) r.fail("max_retries", "must lie in [0, 8]");
+    r.finish();
+  }
+  model->fixed.assign(scene.mesh.vertices.size(), 0);
+  if (root.has("fixed")) {
+    const nlohmann::json& fixed = root.array("fixed");
+    for (size_t i = 0; i < fixed.size(); ++i) {
+      JsonReader f = element_reader(fixed[i], "/fixed", i, source, length);
+      for (Index v : select_vertices(f, scene.mesh)) model->fixed[static_cast<size_t>(v)] = 1;
+      f.finish();
+    }
+  }
+  if (std::none_of(model->fixed.begin(), model->fixed.end(), [](std::uint8_t f) { return f != 0; }))
+    model->fixed.clear();
+  if (root.has("anchors")) {
+    const nlohmann::json& anchors = root.array("anchors");
+    for (size_t i = 0; i < anchors.size(); ++i) {
+      JsonReader a = element_reader(anchors[i], "/anchors", i, source, length);
+      std::vector<Index> vertices;
+      if (a.has("vertex")) {
+        const int v = a.integer("vertex", -1);
+        if (v < 0 || v >= scene.mesh.num_vertices())
+          a.fail("vertex", "no vertex " + std::to_string(v));
+        vertices.push_back(permutation.new_of_old_vertex[static_cast<size_t>(v)]);
+      } else if (a.has("nearest")) {
+        const Vec3 x = a.vec3("nearest", Vec3::Zero(), 1);
+        Index best = 0;
+        for (Index v = 1; v < scene.mesh.num_vertices(); ++v) {
+          if ((scene.mesh.vertices[static_cast<size_t>(v)] - x).squaredNorm() <
+              (scene.mesh.vertices[static_cast<size_t>(best)] - x).squaredNorm())
+            best = v;
+        }
+        vertices.push_back(best);
+      } else if (a.has("select")) {
+        JsonReader selection = a.object("select");
+        vertices = select_vertices(selection, scene.mesh);
+        selection.finish();
+      } else {
+        a.fail("", "an anchor needs vertex, nearest or select");
+      }
+      // Target: the vertex's rest position plus an optional offset trajectory.
+      std::shared_ptr<const Trajectory> offset =
+          a.has("offset") ? read_trajectory(a.object("offset")) : nullptr;
+      const double stiffness = a.required_number("stiffness", -1),
+                   damping = a.number("damping", 0, -1);
+      a.finish();
+      for (Index v : vertices) {
+        const Vec3 rest = scene.mesh.vertices[static_cast<size_t>(v)];
+        std::shared_ptr<const Trajectory> target =
+            offset ? std::shared_ptr<const Trajectory>(make_offset_trajectory(offset, rest))
+                   : std::shared_ptr<const Trajectory>(make_constant_trajectory(rest));
+        model->anchors.push_back({v, target, stiffness, damping});
+      }
+    }
+  }
+  if (root.has("obstacles")) {
+    const nlohmann::json& obstacles = root.array("obstacles");
+    for (size_t i = 0; i < obstacles.size(); ++i) {
+      model->obstacles.push_back(
+          read_obstacle(element_reader(obstacles[i], "/obstacles", i, source, length)));
+    }
+  }
+  root.finish();
+  scene.model = model;
+  return scene;
+}
+
+Scene load_scene(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path);
+  if (!in) throw SceneError(path + ": cannot open the scene file");
+  nlohmann::json document;
+  try {
+    document = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw SceneError(path + ": invalid JSON: " + e.what());
+  }
+  for (const std::string& o : overrides) apply_override(document, o, path);
+  return build_scene(document, path, std::filesystem::path(path).parent_path().string());
+}
+
+}  // namespace softbody
