@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "engine/forces/force_model.h"
 #include "engine/forces/verification.h"
@@ -115,6 +116,66 @@ TEST(SimConvert, RoundTripsThroughBinaryMshAndWritesSurfaces) {
   EXPECT_EQ(j["format"], "Gmsh MSH");
   ASSERT_EQ(test::run_process(kSim + " convert " + kKnight + " " + dir.file("k.stl")).exit_code, 0);
   EXPECT_NE(read_file(dir.file("k.stl")).find("facet normal"), std::string::npos);
+}
+
+const std::string kScenes = std::string(SOFTBODY_PROJECT_MESHES) + "/../scenes";
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+TEST(SimRun, PrintsOneJsonLinePerStepAndASummary) {
+  test::ProcessResult r = test::run_process(kSim + " run " + kScenes + "/default.json --steps 5 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<nlohmann::json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 6u);
+  for (int k = 0; k < 5; ++k) {
+    for (const char* key : {"step", "t", "iterations", "residual", "max_speed", "step_ms", "rolled_back"}) {
+      EXPECT_TRUE(lines[static_cast<size_t>(k)].contains(key)) << key;
+    }
+    EXPECT_EQ(lines[static_cast<size_t>(k)]["step"], k + 1);
+  }
+  EXPECT_TRUE(lines.back()["summary"].get<bool>());
+  EXPECT_EQ(lines.back()["steps"], 5);
+}
+
+TEST(SimRun, SameInputsGiveBitIdenticalOutputOnOneThread) {
+  auto run = [] {
+    test::ProcessResult r = test::run_process(kSim + " run " + kScenes + "/crush.json --steps 40 --json --threads 1");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<nlohmann::json> lines = json_lines(r.out);
+    for (nlohmann::json& j : lines) {
+      for (const char* timing : {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms", "wall_s",
+                                 "realtime_factor", "median_step_ms", "p99_step_ms"}) {
+        j.erase(timing);
+      }
+    }
+    return lines;
+  };
+  EXPECT_EQ(run(), run());
+}
+
+TEST(SimRun, SetOverridesAndVtuOutput) {
+  test::TempDir dir;
+  test::ProcessResult r = test::run_process(kSim + " run " + kScenes + "/cantilever.json --steps 4 --json --set solver.type=qmr " +
+                                            "--set solver.max_iterations=3 --vtu-every 2 " + dir.file("frames"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<nlohmann::json> lines = json_lines(r.out);
+  EXPECT_LE(lines[0]["iterations"].get<int>(), 3);
+  for (const char* frame : {"cantilever_000000.vtu", "cantilever_000002.vtu", "cantilever_000004.vtu"}) {
+    std::string vtu = read_file(dir.file("frames/") + frame);
+    EXPECT_NE(vtu.find("Name=\"velocity\""), std::string::npos);
+    EXPECT_NE(vtu.find("Name=\"strain_energy_density\""), std::string::npos);
+  }
+}
+
+TEST(SimRun, SceneErrorsNameTheJsonPath) {
+  test::ProcessResult r = test::run_process(kSim + " run " + kScenes + "/default.json --steps 1 --set material.E=\"soft\"");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/material/E: expected a number, got string"), std::string::npos) << r.err;
 }
 
 TEST(SimErrors, MalformedFileNamesFileAndLine) {

@@ -1,0 +1,114 @@
+#include "engine/scene/scene.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "engine/tests/test_support.h"
+
+namespace softbody {
+namespace {
+
+const std::string kScenes = std::string(SOFTBODY_PROJECT_MESHES) + "/../scenes";
+
+nlohmann::json minimal_scene() {
+  return nlohmann::json::parse(R"({
+    "mesh": {"box": {"cells": [2, 1, 1], "size": [0.2, 0.1, 0.1]}},
+    "material": {"E": 1e5, "nu": 0.3, "density": 1000}
+  })");
+}
+
+std::string build_error(const nlohmann::json& doc) {
+  try {
+    build_scene(doc, "test.json", ".");
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Scene, EveryShippedSceneLoads) {
+  for (const auto& entry : std::filesystem::directory_iterator(kScenes)) {
+    if (entry.path().extension() != ".json") continue;
+    Scene s = load_scene(entry.path().string());
+    EXPECT_GT(s.model->topology->num_tets(), 0) << entry.path();
+    EXPECT_GT(s.duration, 0) << entry.path();
+    EXPECT_EQ(s.model->mass.size(), s.model->rest.size()) << entry.path();
+  }
+}
+
+TEST(Scene, MillimetreUnitsAreConvertedToSi) {
+  Scene s = load_scene(kScenes + "/crush.json");
+  EXPECT_NEAR(s.material.youngs_modulus, 1e6, 1e-6);
+  EXPECT_NEAR(s.material.density, 1000, 1e-9);
+  EXPECT_NEAR(s.model->gravity.y(), -9.8, 1e-12);
+  EXPECT_NEAR(s.model->options.correction_speed, 0.1, 1e-15);
+  ASSERT_EQ(s.model->obstacles.size(), 2u);
+  EXPECT_NEAR(s.model->obstacles[0].contact.stiffness, 1e6, 1e-6);
+  EXPECT_NEAR(s.model->obstacles[0].contact.damping, 1e4, 1e-8);
+  EXPECT_NEAR(s.model->obstacles[0].contact.friction, 1e7, 1e-5);
+  EXPECT_NEAR(s.model->obstacles[1].trajectory->position(0).y(), 0.32, 1e-12);  // eq. 34 at t = 0
+  double lo = 1, hi = -1;
+  for (const Vec3& x : s.model->rest) {
+    lo = std::min(lo, x.y());
+    hi = std::max(hi, x.y());
+  }
+  EXPECT_NEAR(lo, 0.0, 1e-12);
+  EXPECT_NEAR(hi - lo, 0.15, 1e-12);  // fit_height 150 mm
+  EXPECT_FALSE(s.model->anchors.empty());
+}
+
+TEST(Scene, UnknownKeysAndWrongTypesNameTheirJsonPath) {
+  nlohmann::json doc = minimal_scene();
+  doc["material"]["Young"] = 3;
+  EXPECT_NE(build_error(doc).find("test.json: /material/Young: unknown key"), std::string::npos) << build_error(doc);
+  doc = minimal_scene();
+  doc["dt"] = "fast";
+  EXPECT_NE(build_error(doc).find("/dt: expected a number, got string"), std::string::npos) << build_error(doc);
+  doc = minimal_scene();
+  doc["solver"] = {{"type", "gmres"}};
+  EXPECT_NE(build_error(doc).find("/solver/type: unknown solver 'gmres'"), std::string::npos) << build_error(doc);
+  doc = minimal_scene();
+  doc["fixed"] = nlohmann::json::array({{{"set", "top"}}});
+  EXPECT_NE(build_error(doc).find("/fixed/0/set: the mesh has no vertex set 'top'"), std::string::npos) << build_error(doc);
+  doc = minimal_scene();
+  doc["obstacles"] = nlohmann::json::array({{{"type", "plate"}, {"half_extent", {1, 1}}, {"trajectory", {{"piecewise", {{{"from", 0}, {"to", 1}, {"position", {"0", "1+", "0"}}}}}}}}});
+  EXPECT_NE(build_error(doc).find("/obstacles/0/trajectory"), std::string::npos) << build_error(doc);
+  doc = minimal_scene();
+  doc["material"]["nu"] = 0.5;
+  EXPECT_NE(build_error(doc).find("/material"), std::string::npos) << build_error(doc);
+  doc = minimal_scene();
+  doc["mesh"] = {{"file", "missing.msh"}};
+  EXPECT_NE(build_error(doc).find("/mesh/file: ./missing.msh: cannot open file"), std::string::npos) << build_error(doc);
+  EXPECT_EQ(build_error(minimal_scene()), "");
+}
+
+TEST(Scene, OverridesSetValuesByPath) {
+  nlohmann::json doc = minimal_scene();
+  apply_override(doc, "solver.type=cg", "t");
+  apply_override(doc, "solver.max_iterations=7", "t");
+  apply_override(doc, "integrator.correction=false", "t");
+  Scene s = build_scene(doc, "t", ".");
+  EXPECT_EQ(s.model->options.solver.type, SolverType::kCg);
+  EXPECT_EQ(s.model->options.solver.max_iterations, 7);
+  EXPECT_FALSE(s.model->options.correction);
+  EXPECT_THROW(apply_override(doc, "solver.type", "t"), SceneError);
+  EXPECT_THROW(apply_override(doc, "solver..type=cg", "t"), SceneError);
+  EXPECT_THROW(apply_override(doc, "solver.type.x=1", "t"), SceneError);
+}
+
+TEST(Scene, AnchorsSelectionAndFixedSets) {
+  nlohmann::json doc = minimal_scene();
+  doc["fixed"] = nlohmann::json::array({{{"set", "xmin"}}});
+  doc["anchors"] = nlohmann::json::array({{{"nearest", {0.2, 0.1, 0.1}}, {"stiffness", 50}, {"damping", 1},
+                                           {"offset", {{"keyframes", {{{"t", 0}, {"position", {0, 0, 0}}}, {{"t", 1}, {"position", {0, 1, 0}}}}}}}}});
+  Scene s = build_scene(doc, "t", ".");
+  EXPECT_EQ(std::count(s.model->fixed.begin(), s.model->fixed.end(), 1), 4);
+  ASSERT_EQ(s.model->anchors.size(), 1u);
+  const Anchor& a = s.model->anchors[0];
+  EXPECT_LT((s.mesh.vertices[static_cast<size_t>(a.vertex)] - Vec3(0.2, 0.1, 0.1)).norm(), 1e-12);
+  EXPECT_LT((a.target->position(0.5) - Vec3(0.2, 0.6, 0.1)).norm(), 1e-12);
+}
+
+}  // namespace
+}  // namespace softbody
