@@ -128,12 +128,14 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
 }
 
 TEST(SimRun, PrintsOneJsonLinePerStepAndASummary) {
-  test::ProcessResult r = test::run_process(kSim + " run " + kScenes + "/default.json --steps 5 --json");
+  test::ProcessResult r =
+      test::run_process(kSim + " run " + kScenes + "/default.json --steps 5 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<nlohmann::json> lines = json_lines(r.out);
   ASSERT_EQ(lines.size(), 6u);
   for (int k = 0; k < 5; ++k) {
-    for (const char* key : {"step", "t", "iterations", "residual", "max_speed", "step_ms", "rolled_back"}) {
+    for (const char* key :
+         {"step", "t", "iterations", "residual", "max_speed", "step_ms", "rolled_back"}) {
       EXPECT_TRUE(lines[static_cast<size_t>(k)].contains(key)) << key;
     }
     EXPECT_EQ(lines[static_cast<size_t>(k)]["step"], k + 1);
@@ -144,12 +146,13 @@ TEST(SimRun, PrintsOneJsonLinePerStepAndASummary) {
 
 TEST(SimRun, SameInputsGiveBitIdenticalOutputOnOneThread) {
   auto run = [] {
-    test::ProcessResult r = test::run_process(kSim + " run " + kScenes + "/crush.json --steps 40 --json --threads 1");
+    test::ProcessResult r =
+        test::run_process(kSim + " run " + kScenes + "/crush.json --steps 40 --json --threads 1");
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<nlohmann::json> lines = json_lines(r.out);
     for (nlohmann::json& j : lines) {
-      for (const char* timing : {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms", "wall_s",
-                                 "realtime_factor", "median_step_ms", "p99_step_ms"}) {
+      for (const char* timing : {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms",
+                                 "wall_s", "realtime_factor", "median_step_ms", "p99_step_ms"}) {
         j.erase(timing);
       }
     }
@@ -160,12 +163,14 @@ TEST(SimRun, SameInputsGiveBitIdenticalOutputOnOneThread) {
 
 TEST(SimRun, SetOverridesAndVtuOutput) {
   test::TempDir dir;
-  test::ProcessResult r = test::run_process(kSim + " run " + kScenes + "/cantilever.json --steps 4 --json --set solver.type=qmr " +
-                                            "--set solver.max_iterations=3 --vtu-every 2 " + dir.file("frames"));
+  test::ProcessResult r = test::run_process(
+      kSim + " run " + kScenes + "/cantilever.json --steps 4 --json --set solver.type=qmr " +
+      "--set solver.max_iterations=3 --vtu-every 2 " + dir.file("frames"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<nlohmann::json> lines = json_lines(r.out);
   EXPECT_LE(lines[0]["iterations"].get<int>(), 3);
-  for (const char* frame : {"cantilever_000000.vtu", "cantilever_000002.vtu", "cantilever_000004.vtu"}) {
+  for (const char* frame :
+       {"cantilever_000000.vtu", "cantilever_000002.vtu", "cantilever_000004.vtu"}) {
     std::string vtu = read_file(dir.file("frames/") + frame);
     EXPECT_NE(vtu.find("Name=\"velocity\""), std::string::npos);
     EXPECT_NE(vtu.find("Name=\"strain_energy_density\""), std::string::npos);
@@ -173,7 +178,8 @@ TEST(SimRun, SetOverridesAndVtuOutput) {
 }
 
 TEST(SimRun, SceneErrorsNameTheJsonPath) {
-  test::ProcessResult r = test::run_process(kSim + " run " + kScenes + "/default.json --steps 1 --set material.E=\"soft\"");
+  test::ProcessResult r = test::run_process(kSim + " run " + kScenes +
+                                            "/default.json --steps 1 --set material.E=\"soft\"");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/material/E: expected a number, got string"), std::string::npos) << r.err;
 }

@@ -1,6 +1,7 @@
 #include "engine/scene/scene.h"
 
 #include <Eigen/Geometry>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
