@@ -133,7 +133,17 @@ void add_run_command(CLI::App& app) {
       rollbacks += s.rolled_back;
       failed += s.failed;
       corrected_steps += s.corrected_vertices > 0;
-      if (args->json) std::cout << step_json(s).dump() << '\n';
+      if (args->json) {
+        nlohmann::ordered_json line = step_json(s);
+        Vec3 lo = state.p.front(), hi = lo;
+        for (const Vec3& p : state.p) {
+          lo = lo.cwiseMin(p);
+          hi = hi.cwiseMax(p);
+        }
+        line["bbox_min"] = {lo.x(), lo.y(), lo.z()};
+        line["bbox_max"] = {hi.x(), hi.y(), hi.z()};
+        std::cout << line.dump() << '\n';
+      }
       if (bar && (k % 5 == 0 || k + 1 == total)) progress_bar(k + 1, total, s);
       if (vtu_every && state.step % vtu_every == 0) write_vtu_frame(state);
     }
