@@ -3,11 +3,13 @@
 #include <iostream>
 
 #include "bench/forces_benchmark.h"
+#include "bench/step_benchmark.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"softbody-bench: engine benchmarks (JSON output)"};
   app.require_subcommand(1);
   softbody::bench::add_forces_benchmark(app);
+  softbody::bench::add_step_benchmark(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
