@@ -62,7 +62,8 @@ void add_forces_benchmark(CLI::App& app) {
   cmd->add_option("--threads", args->threads, "OpenMP threads")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_flag("--json", args->json, "print JSON (accepted for uniformity: JSON is the only output format)");
+  cmd->add_flag("--json", args->json,
+                "print JSON (accepted for uniformity: JSON is the only output format)");
   cmd->add_option("--min-time", args->min_time, "seconds per measurement")->capture_default_str();
   cmd->add_option("--min-runs", args->min_runs, "runs per measurement")->capture_default_str();
   cmd->add_flag("--keep-order", args->keep_order,

@@ -40,11 +40,16 @@ void add_step_benchmark(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("--scene", args->scene, "scene file")->required();
-  cmd->add_option("--threads", args->threads, "OpenMP threads")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--threads", args->threads, "OpenMP threads")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_flag("--json", args->json, "print JSON (the only output format)");
-  cmd->add_option("--steps", args->steps, "timed steps")->check(CLI::PositiveNumber)->capture_default_str();
+  cmd->add_option("--steps", args->steps, "timed steps")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "untimed steps first")->capture_default_str();
-  cmd->add_option("--bandwidth", args->bandwidth_gbs, "memory bandwidth [GB/s] for the matvec bound (see bench/RESULTS.md)");
+  cmd->add_option("--bandwidth", args->bandwidth_gbs,
+                  "memory bandwidth [GB/s] for the matvec bound (see bench/RESULTS.md)");
   cmd->add_option("--set", args->sets, "scene override KEY=VALUE");
   cmd->callback([args] {
     set_num_threads(args->threads);

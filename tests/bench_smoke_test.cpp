@@ -24,5 +24,19 @@ TEST(BenchSmoke, ForcesBenchmarkReportsEveryModelAndMode) {
   EXPECT_TRUE(j["speedups"].contains("stvk-edge_vs_stvk-tl_f+K"));
 }
 
+TEST(BenchSmoke, StepBenchmarkReportsTheBreakdown) {
+  test::ProcessResult r = test::run_process(
+      std::string(SOFTBODY_BENCH) + " step --scene " + SOFTBODY_PROJECT_MESHES +
+      "/../bench/scenes/knight-step.json --steps 2 --warmup 0 --json --bandwidth 40");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tets"], 1566);
+  EXPECT_EQ(j["iterations_per_step"], 30.0);
+  for (const char* key : {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms"}) {
+    EXPECT_GT(j[key]["median"].get<double>(), 0) << key;
+  }
+  EXPECT_GT(j["matvec_vs_bandwidth_bound"].get<double>(), 0);
+}
+
 }  // namespace
 }  // namespace softbody
