@@ -10,16 +10,12 @@
 
 #include "bench/timing.h"
 #include "engine/parallel/parallel.h"
+#include "engine/parallel/statistics.h"
 #include "engine/scene/scene.h"
 #include "engine/solvers/linear_operator.h"
 
 namespace softbody::bench {
 namespace {
-
-double percentile(std::vector<double> v, double q) {
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))];
-}
 
 nlohmann::ordered_json stats(const std::vector<double>& v) {
   return {{"median", percentile(v, 0.5)}, {"p99", percentile(v, 0.99)}};

@@ -1,5 +1,7 @@
 #include "bench/timing.h"
 
+#include "engine/parallel/statistics.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -16,11 +18,8 @@ TimingStats time_repeatedly(const std::function<void()>& body, double min_second
     body();
     samples.push_back(std::chrono::duration<double>(clock::now() - t0).count());
   }
-  std::sort(samples.begin(), samples.end());
-  auto at = [&](double q) {
-    return samples[static_cast<size_t>(q * static_cast<double>(samples.size() - 1))];
-  };
-  return {static_cast<int>(samples.size()), at(0.5), at(0.1), at(0.9)};
+  return {static_cast<int>(samples.size()), percentile(samples, 0.5), percentile(samples, 0.1),
+          percentile(samples, 0.9)};
 }
 
 }  // namespace softbody::bench

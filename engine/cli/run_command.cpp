@@ -13,6 +13,7 @@
 #include "engine/forces/energy_density.h"
 #include "engine/io/mesh_io.h"
 #include "engine/parallel/parallel.h"
+#include "engine/parallel/statistics.h"
 #include "engine/scene/scene.h"
 
 namespace softbody::cli {
@@ -39,12 +40,6 @@ nlohmann::ordered_json step_json(const StepStats& s) {
   j["solve_ms"] = s.solve_ms;
   j["correction_ms"] = s.correction_ms;
   return j;
-}
-
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))];
 }
 
 void progress_bar(long done, long total, const StepStats& s) {
@@ -135,13 +130,9 @@ void add_run_command(CLI::App& app) {
       corrected_steps += s.corrected_vertices > 0;
       if (args->json) {
         nlohmann::ordered_json line = step_json(s);
-        Vec3 lo = state.p.front(), hi = lo;
-        for (const Vec3& p : state.p) {
-          lo = lo.cwiseMin(p);
-          hi = hi.cwiseMax(p);
-        }
-        line["bbox_min"] = {lo.x(), lo.y(), lo.z()};
-        line["bbox_max"] = {hi.x(), hi.y(), hi.z()};
+        const BoundingBox box = bounding_box(state.p);
+        line["bbox_min"] = {box.min.x(), box.min.y(), box.min.z()};
+        line["bbox_max"] = {box.max.x(), box.max.y(), box.max.z()};
         std::cout << line.dump() << '\n';
       }
       if (bar && (k % 5 == 0 || k + 1 == total)) progress_bar(k + 1, total, s);
@@ -167,16 +158,7 @@ void add_run_command(CLI::App& app) {
     summary["speed_threshold"] = args->speed_threshold;
     summary["steps_over_threshold"] = over_threshold;
     summary["steps_with_correction"] = corrected_steps;
-    // Shape at the end against the rest shape: mean vertex distance / bounding-box diagonal.
-    Vec3 lo = model.rest.front(), hi = lo;
-    double distance = 0;
-    for (size_t i = 0; i < model.rest.size(); ++i) {
-      lo = lo.cwiseMin(model.rest[i]);
-      hi = hi.cwiseMax(model.rest[i]);
-      distance += (state.p[i] - model.rest[i]).norm();
-    }
-    summary["final_mean_displacement_over_diagonal"] =
-        distance / static_cast<double>(model.rest.size()) / (hi - lo).norm();
+    summary["final_mean_displacement_over_diagonal"] = shape_error(state.p, model.rest);
     summary["rollbacks"] = rollbacks;
     summary["failed_steps"] = failed;
     std::cout << (args->json ? summary.dump() : summary.dump(2)) << '\n';

@@ -9,16 +9,6 @@
 namespace softbody {
 namespace {
 
-Mat3 cross_matrix(const Vec3& w) {
-  Mat3 m;
-  m << 0, -w.z(), w.y(), w.z(), 0, -w.x(), -w.y(), w.x(), 0;
-  return m;
-}
-
-}  // namespace
-
-namespace {
-
 // Robust path: SVD with the sign of the smallest singular value moved into it for det F < 0.
 void polar_by_svd(const Mat3& f, Mat3& r, Mat3& s) {
   // A square 3x3 needs no QR preconditioning.

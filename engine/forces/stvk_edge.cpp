@@ -233,7 +233,7 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
   // Slivers, element-wise, in colour classes (fixed summation order for any thread count).
   if (sliver_tets_.empty()) return;
   auto& energies = ws.sliver_energy;
-  energies.assign(sliver_geometry_.size(), 0.0);
+  energies.resize(sliver_geometry_.size());  // every sliver's entry is written below before use
   for (Index c = 0; c < sliver_coloring_.num_colors(); ++c) {
     const Index begin = sliver_coloring_.color_offsets[static_cast<size_t>(c)];
     parallel_for(

@@ -8,12 +8,7 @@ namespace softbody {
 namespace {
 
 double bbox_diagonal(const Vec3Array& x) {
-  Vec3 lo = x.front(), hi = x.front();
-  for (const Vec3& v : x) {
-    lo = lo.cwiseMin(v);
-    hi = hi.cwiseMax(v);
-  }
-  return (hi - lo).norm();
+  return bounding_box(x).diagonal();
 }
 
 Vec3Array random_direction(size_t n, std::mt19937& rng) {

@@ -13,12 +13,6 @@ namespace {
 constexpr std::array<std::array<int, 2>, 6> kEvenCompletion = {
     {{2, 3}, {3, 1}, {1, 2}, {0, 3}, {2, 0}, {0, 1}}};
 
-Mat3 cross_matrix(const Vec3& w) {
-  Mat3 m;
-  m << 0, -w.z(), w.y(), w.z(), 0, -w.x(), -w.y(), w.x(), 0;
-  return m;
-}
-
 // CSR lists from (key, value) pairs produced by `emit(add)`.
 template <typename Emit>
 void build_csr(size_t num_keys, Emit&& emit, std::vector<Index>& offsets,

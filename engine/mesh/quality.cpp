@@ -22,11 +22,9 @@ double tet_quality(const Vec3Array& x, const Tet& t) {
 MeshStats mesh_stats(const TetMesh& mesh) {
   MeshStats s;
   if (mesh.vertices.empty()) return s;
-  s.bbox_min = s.bbox_max = mesh.vertices.front();
-  for (const Vec3& x : mesh.vertices) {
-    s.bbox_min = s.bbox_min.cwiseMin(x);
-    s.bbox_max = s.bbox_max.cwiseMax(x);
-  }
+  const BoundingBox box = bounding_box(mesh.vertices);
+  s.bbox_min = box.min;
+  s.bbox_max = box.max;
   s.min_quality = mesh.tets.empty() ? 0 : std::numeric_limits<double>::infinity();
   for (const Tet& t : mesh.tets) {
     s.rest_volume += six_signed_volume(mesh.vertices, t) / 6.0;

@@ -142,12 +142,8 @@ TetMesh read_mesh(JsonReader r, const std::string& base_dir, MeshPermutation& pe
     double scale = r.number("scale", 1.0);
     for (Vec3& x : mesh.vertices) x = rotation * x;
     if (r.has("fit_height")) {
-      double lo = mesh.vertices.front().y(), hi = lo;
-      for (const Vec3& x : mesh.vertices) {
-        lo = std::min(lo, x.y());
-        hi = std::max(hi, x.y());
-      }
-      scale = r.number("fit_height", 1.0, 1) / (hi - lo) / r.length();
+      const BoundingBox box = bounding_box(mesh.vertices);
+      scale = r.number("fit_height", 1.0, 1) / (box.max.y() - box.min.y()) / r.length();
     }
     if (!(scale > 0)) r.fail("scale", "must be positive");
     // Optionally put the lowest point at a height (before translation).
@@ -155,17 +151,12 @@ TetMesh read_mesh(JsonReader r, const std::string& base_dir, MeshPermutation& pe
     const double lowest = r.number("lowest_y", 0, 1);
     for (Vec3& x : mesh.vertices) x *= scale * r.length();
     if (on_ground) {
-      double lo = mesh.vertices.front().y();
-      for (const Vec3& x : mesh.vertices) lo = std::min(lo, x.y());
+      const double lo = bounding_box(mesh.vertices).min.y();
       for (Vec3& x : mesh.vertices) x.y() += lowest - lo;
     }
     if (r.boolean("center_xz", false)) {
-      Vec3 lo = mesh.vertices.front(), hi = lo;
-      for (const Vec3& x : mesh.vertices) {
-        lo = lo.cwiseMin(x);
-        hi = hi.cwiseMax(x);
-      }
-      const Vec3 shift(-(lo.x() + hi.x()) / 2, 0, -(lo.z() + hi.z()) / 2);
+      const BoundingBox box = bounding_box(mesh.vertices);
+      const Vec3 shift(-(box.min.x() + box.max.x()) / 2, 0, -(box.min.z() + box.max.z()) / 2);
       for (Vec3& x : mesh.vertices) x += shift;
     }
     const Vec3 translate = r.vec3("translate", Vec3::Zero(), 1);

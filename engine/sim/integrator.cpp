@@ -22,6 +22,12 @@ SimulationState rest_state(const SimulationModel& model) {
   return {model.rest, Vec3Array(model.rest.size(), Vec3::Zero()), 0.0, 0};
 }
 
+double shape_error(const Vec3Array& positions, const Vec3Array& rest) {
+  double distance = 0;
+  for (size_t i = 0; i < rest.size(); ++i) distance += (positions[i] - rest[i]).norm();
+  return distance / static_cast<double>(rest.size()) / bounding_box(rest).diagonal();
+}
+
 std::vector<double> lumped_masses(const TetMesh& mesh, double density) {
   std::vector<double> mass(mesh.vertices.size(), 0.0);
   for (const Tet& t : mesh.tets) {

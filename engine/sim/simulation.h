@@ -44,6 +44,10 @@ struct SimulationState {
 
 SimulationState rest_state(const SimulationModel& model);
 
+// Mean distance of the vertices from their rest positions over the rest bounding-box diagonal:
+// how far a simulated body is from its rest shape (seed 000's "returns to its shape").
+double shape_error(const Vec3Array& positions, const Vec3Array& rest);
+
 // Lumped mass: each tetrahedron gives a quarter of rho * V to each of its vertices.
 std::vector<double> lumped_masses(const TetMesh& mesh, double density);
 

@@ -119,7 +119,8 @@ class FormulaTrajectory final : public Trajectory {
 
 class OffsetTrajectory final : public Trajectory {
  public:
-  OffsetTrajectory(std::shared_ptr<const Trajectory> offset, const Vec3& base) : offset_(std::move(offset)), base_(base) {}
+  OffsetTrajectory(std::shared_ptr<const Trajectory> offset, const Vec3& base)
+      : offset_(std::move(offset)), base_(base) {}
   Vec3 position(double t) const override { return base_ + offset_->position(t); }
   Vec3 velocity(double t) const override { return offset_->velocity(t); }
 
@@ -130,7 +131,8 @@ class OffsetTrajectory final : public Trajectory {
 
 }  // namespace
 
-std::unique_ptr<Trajectory> make_offset_trajectory(std::shared_ptr<const Trajectory> offset, const Vec3& base) {
+std::unique_ptr<Trajectory> make_offset_trajectory(std::shared_ptr<const Trajectory> offset,
+                                                   const Vec3& base) {
   return std::make_unique<OffsetTrajectory>(std::move(offset), base);
 }
 

@@ -72,11 +72,6 @@ SolveReport conjugate_gradient(const LinearOperator& a, const Vector& b, Vector&
   const PreconditionerApply m(a, o.preconditioner);
   StopWatch watch(o);
   const double b_norm = b.norm();
-  if (b_norm == 0) {
-    x.setZero();
-    report.reason = StopReason::kConverged;
-    return report;
-  }
   Vector r(b.size()), z, p, q;
   a.apply(x, q);
   ++report.matvecs;
@@ -115,11 +110,6 @@ SolveReport bicgstab(const LinearOperator& a, const Vector& b, Vector& x, const 
   const PreconditionerApply m(a, o.preconditioner);
   StopWatch watch(o);
   const double b_norm = b.norm();
-  if (b_norm == 0) {
-    x.setZero();
-    report.reason = StopReason::kConverged;
-    return report;
-  }
   Vector r(b.size()), v = Vector::Zero(b.size()), p = Vector::Zero(b.size()), p_hat, s, s_hat, t;
   a.apply(x, t);
   ++report.matvecs;
@@ -171,11 +161,6 @@ SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const Solve
   const PreconditionerApply m1(a, o.preconditioner);
   StopWatch watch(o);
   const double b_norm = b.norm();
-  if (b_norm == 0) {
-    x.setZero();
-    report.reason = StopReason::kConverged;
-    return report;
-  }
   const Eigen::Index n = b.size();
   Vector r(n), v_tilde, w_tilde, y, z, v, w, y_tilde, z_tilde, p(n), q(n), p_tilde(n), d(n), s(n),
       tmp(n);
@@ -258,6 +243,13 @@ SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const Solve
 SolveReport solve(const LinearOperator& a, const Eigen::VectorXd& b, Eigen::VectorXd& x,
                   const SolverOptions& options) {
   if (x.size() != b.size()) x = Eigen::VectorXd::Zero(b.size());
+  // A zero right-hand side has the solution zero; the solvers below divide by |b|.
+  if (b.norm() == 0) {
+    x.setZero();
+    SolveReport report;
+    report.reason = StopReason::kConverged;
+    return report;
+  }
   switch (options.type) {
     case SolverType::kCg:
       return conjugate_gradient(a, b, x, options);
