@@ -93,37 +93,51 @@ MeshFormat format_from_extension(const std::string& path) {
 
 ParsedMesh parse_mesh_file(const std::string& path) {
   MeshFormat format = format_from_extension(path);
-  ParsedMesh result{{}, format, {}};
   if (format == MeshFormat::kTetGen) {
     std::filesystem::path base(path);
     std::string stem = (base.parent_path() / base.stem()).string();
+    ParsedMesh result{{}, format, {}};
     result.mesh = parse_tetgen(stem + ".node", stem + ".ele", result.notes);
     return result;
   }
   if (format == MeshFormat::kObj || format == MeshFormat::kStl) {
-    throw MeshError(path,
+    return parse_mesh_content(format, path, {});  // throws the surface-only error
+  }
+  return parse_mesh_content(format, path, read_file(path));
+}
+
+ParsedMesh parse_mesh_content(MeshFormat format, const std::string& name, std::string_view content,
+                              std::string_view ele_content) {
+  ParsedMesh result{{}, format, {}};
+  if (format == MeshFormat::kTetGen) {
+    const std::optional<std::string> ele =
+        ele_content.empty() ? std::nullopt : std::optional(std::string(ele_content));
+    result.mesh = parse_tetgen_content(name + ".node", content, name + ".ele", ele, result.notes);
+    return result;
+  }
+  if (format == MeshFormat::kObj || format == MeshFormat::kStl) {
+    throw MeshError(name,
                     std::string(format_name(format)) +
                         " holds only a surface; a tetrahedral mesh is needed (write-only format)");
   }
-  std::string content = read_file(path);
-  confirm_content(path, content, format);
+  confirm_content(name, content, format);
   switch (format) {
     case MeshFormat::kGmsh:
-      result.mesh = parse_gmsh(path, content, result.notes);
+      result.mesh = parse_gmsh(name, content, result.notes);
       break;
     case MeshFormat::kMedit:
-      result.mesh = parse_medit(path, content, result.notes);
+      result.mesh = parse_medit(name, content, result.notes);
       break;
     case MeshFormat::kVtkLegacy:
-      result.mesh = parse_vtk_legacy(path, content, result.notes);
+      result.mesh = parse_vtk_legacy(name, content, result.notes);
       break;
     case MeshFormat::kVtu:
-      result.mesh = parse_vtu(path, content, result.notes);
+      result.mesh = parse_vtu(name, content, result.notes);
       break;
     default:
       break;
   }
-  if (result.mesh.tets.empty()) throw MeshError(path, "the file contains no tetrahedra");
+  if (result.mesh.tets.empty()) throw MeshError(name, "the file contains no tetrahedra");
   return result;
 }
 

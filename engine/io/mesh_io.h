@@ -6,6 +6,7 @@
 // inline base64). Write only: OBJ and STL of the boundary surface.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct ParsedMesh {
 // Parses a file without any geometric validation (used for deformed configurations, which may
 // legitimately contain inverted elements). Index ranges are checked.
 ParsedMesh parse_mesh_file(const std::string& path);
+// The same for content already in memory (an uploaded mesh): `name` stands for the file in errors;
+// a TetGen mesh needs both the .node `content` and the .ele `ele_content`.
+ParsedMesh parse_mesh_content(MeshFormat format, const std::string& name, std::string_view content,
+                              std::string_view ele_content = {});
 
 struct WriteOptions {
   bool binary = false;   // MSH, VTK legacy, STL: binary encoding; VTU: inline base64
@@ -68,6 +73,12 @@ TetMesh parse_vtk_legacy(const std::string& path, std::string_view content,
                          std::vector<std::string>& notes);
 TetMesh parse_vtu(const std::string& path, std::string_view content,
                   std::vector<std::string>& notes);
+
+// `ele_content` is empty when the .ele file is missing (an error once the nodes have been read).
+TetMesh parse_tetgen_content(const std::string& node_path, std::string_view node_content,
+                             const std::string& ele_path,
+                             const std::optional<std::string>& ele_content,
+                             std::vector<std::string>& notes);
 
 void write_gmsh(const std::string& path, const TetMesh& mesh, int version, bool binary);
 void write_medit(const std::string& path, const TetMesh& mesh);

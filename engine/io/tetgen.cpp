@@ -5,13 +5,23 @@
 #include "engine/io/text_scanner.h"
 
 #include <filesystem>
+#include <optional>
 
 namespace softbody {
 
 TetMesh parse_tetgen(const std::string& node_path, const std::string& ele_path,
                      std::vector<std::string>& notes) {
+  const std::string node_content = read_file(node_path);
+  const std::optional<std::string> ele_content =
+      std::filesystem::exists(ele_path) ? std::optional(read_file(ele_path)) : std::nullopt;
+  return parse_tetgen_content(node_path, node_content, ele_path, ele_content, notes);
+}
+
+TetMesh parse_tetgen_content(const std::string& node_path, std::string_view node_content,
+                             const std::string& ele_path,
+                             const std::optional<std::string>& ele_content,
+                             std::vector<std::string>& notes) {
   TetMesh mesh;
-  std::string node_content = read_file(node_path);
   TextScanner nodes(node_path, node_content, '#');
   long long nv = nodes.read_int_in("the number of points", 0, 1LL << 31);
   long long dim = nodes.read_int("the dimension");
@@ -35,11 +45,10 @@ TetMesh parse_tetgen(const std::string& node_path, const std::string& ele_path,
     for (long long k = 0; k < num_attributes + has_marker; ++k)
       nodes.read_double("a point attribute or marker");
   }
-  if (!std::filesystem::exists(ele_path)) {
+  if (!ele_content) {
     throw MeshError(ele_path, "missing: a TetGen mesh needs both the .node and the .ele file");
   }
-  std::string ele_content = read_file(ele_path);
-  TextScanner eles(ele_path, ele_content, '#');
+  TextScanner eles(ele_path, *ele_content, '#');
   long long nt = eles.read_int_in("the number of tetrahedra", 0, 1LL << 31);
   long long per_tet = eles.read_int("the number of nodes per tetrahedron");
   if (per_tet != 4) {

@@ -190,4 +190,12 @@ LoadedMesh load_mesh(const std::string& path, const ValidationOptions& options) 
   return loaded;
 }
 
+LoadedMesh load_mesh_content(MeshFormat format, const std::string& name, std::string_view content,
+                             std::string_view ele_content, const ValidationOptions& options) {
+  ParsedMesh parsed = parse_mesh_content(format, name, content, ele_content);
+  LoadedMesh loaded{std::move(parsed.mesh), parsed.format, std::move(parsed.notes), {}};
+  validate_rest_mesh(loaded.mesh, name, options, loaded.notes, loaded.repairs);
+  return loaded;
+}
+
 }  // namespace softbody

@@ -35,5 +35,8 @@ struct LoadedMesh {
 
 // Parses and validates a mesh file.
 LoadedMesh load_mesh(const std::string& path, const ValidationOptions& options = {});
+// Parses and validates a mesh held in memory (see parse_mesh_content).
+LoadedMesh load_mesh_content(MeshFormat format, const std::string& name, std::string_view content,
+                             std::string_view ele_content, const ValidationOptions& options = {});
 
 }  // namespace softbody

@@ -98,8 +98,12 @@ std::vector<Index> select_vertices(JsonReader& r, const TetMesh& mesh) {
   return out;
 }
 
-TetMesh read_mesh(JsonReader r, const std::string& base_dir, MeshPermutation& permutation) {
+TetMesh read_mesh(JsonReader r, const std::string& base_dir, const TetMesh* uploaded,
+                  MeshPermutation& permutation) {
   TetMesh mesh;
+  if (uploaded && (r.has("box") || r.has("file"))) {
+    r.fail(r.has("box") ? "box" : "file", "a scene sent with an uploaded mesh cannot name another");
+  }
   if (r.has("box")) {
     JsonReader b = r.object("box");
     BoxSpec spec;
@@ -123,14 +127,18 @@ TetMesh read_mesh(JsonReader r, const std::string& base_dir, MeshPermutation& pe
     b.finish();
     mesh = make_box_mesh(spec);
   } else {
-    std::string file = r.string("file", "");
-    if (file.empty()) r.fail("file", "a mesh needs a file or a box");
-    std::filesystem::path path(file);
-    if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
-    try {
-      mesh = load_mesh(path.string(), {.repair = r.boolean("repair", false)}).mesh;
-    } catch (const MeshError& e) {
-      r.fail("file", e.what());
+    if (uploaded) {
+      mesh = *uploaded;
+    } else {
+      std::string file = r.string("file", "");
+      if (file.empty()) r.fail("file", "a mesh needs a file or a box");
+      std::filesystem::path path(file);
+      if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
+      try {
+        mesh = load_mesh(path.string(), {.repair = r.boolean("repair", false)}).mesh;
+      } catch (const MeshError& e) {
+        r.fail("file", e.what());
+      }
     }
     // File coordinates: scale, rotate (degrees about x, then y, then z), translate; or fit the
     // height (y extent after rotation) to a given value.
@@ -254,7 +262,7 @@ void apply_override(nlohmann::json& document, const std::string& assignment,
 }
 
 Scene build_scene(const nlohmann::json& document, const std::string& source,
-                  const std::string& base_dir) {
+                  const std::string& base_dir, const SceneSources& sources) {
   Scene scene;
   scene.document = document;
   if (!document.is_object()) throw SceneError(source + ": /: a scene is a JSON object");
@@ -263,34 +271,46 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   root.string("units", "m");
   scene.name = root.string("name", std::filesystem::path(source).stem().string());
   root.string("description", "");
-  MeshPermutation permutation;
-  scene.mesh = read_mesh(root.object("mesh"), base_dir, permutation);
-
-  auto model = std::make_shared<SimulationModel>();
-  model->topology = std::make_shared<const MeshTopology>(scene.mesh);
-  model->rest = scene.mesh.vertices;
-
+  JsonReader mesh_section = root.object("mesh");
   JsonReader mat = root.object("material");
-  Material material;
-  material.youngs_modulus = mat.required_number("E", -2);
-  material.poisson_ratio = mat.required_number("nu");
-  material.density = mat.required_number("density", -3);
-  const std::string model_name = mat.string("model", "stvk-edge");
-  VolumetricKind volumetric = VolumetricKind::kNone;
-  try {
-    material.check();
-    volumetric = parse_volumetric_kind(mat.string("volumetric", "none"));
-    model->forces =
-        make_force_model(model_name, model->topology, model->rest, material, volumetric);
-  } catch (const std::invalid_argument& e) {
-    mat.fail(mat.has("volumetric") ? "volumetric" : "model", e.what());
+  auto build_body = [&]() -> std::shared_ptr<const SceneBody> {
+    auto body = std::make_shared<SceneBody>();
+    body->mesh = read_mesh(mesh_section, base_dir, sources.uploaded_mesh, body->permutation);
+    body->topology = std::make_shared<const MeshTopology>(body->mesh);
+    Material& material = body->material;
+    material.youngs_modulus = mat.required_number("E", -2);
+    material.poisson_ratio = mat.required_number("nu");
+    material.density = mat.required_number("density", -3);
+    body->model_name = mat.string("model", "stvk-edge");
+    try {
+      material.check();
+      body->volumetric = parse_volumetric_kind(mat.string("volumetric", "none"));
+      body->forces = make_force_model(body->model_name, body->topology, body->mesh.vertices,
+                                      material, body->volumetric);
+    } catch (const std::invalid_argument& e) {
+      mat.fail(mat.has("volumetric") ? "volumetric" : "model", e.what());
+    }
+    if (!(material.density > 0)) mat.fail("density", "must be > 0");
+    mat.finish();
+    body->mass = lumped_masses(body->mesh, material.density);
+    return body;
+  };
+  if (sources.bodies) {
+    const std::string key = base_dir + "\n" + document.value("units", std::string("m")) + "\n" +
+                            document.at("mesh").dump() + "\n" + document.at("material").dump() + "\n" +
+                            sources.uploaded_mesh_key;
+    scene.body = sources.bodies(key, build_body);
+  } else {
+    scene.body = build_body();
   }
-  if (!(material.density > 0)) mat.fail("density", "must be > 0");
-  mat.finish();
-  scene.model_name = model_name;
-  scene.material = material;
-  scene.volumetric = volumetric;
-  model->mass = lumped_masses(scene.mesh, material.density);
+  const SceneBody& body = *scene.body;
+  const TetMesh& mesh = body.mesh;
+  const MeshPermutation& permutation = body.permutation;
+  auto model = std::make_shared<SimulationModel>();
+  model->topology = body.topology;
+  model->forces = body.forces;
+  model->rest = mesh.vertices;
+  model->mass = body.mass;
 
   IntegratorOptions& o = model->options;
   o.dt = root.number("dt", 0.01);
@@ -340,12 +360,12 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     if (o.max_retries < 0 || o.max_retries > 8) r.fail("max_retries", "must lie in [0, 8]");
     r.finish();
   }
-  model->fixed.assign(scene.mesh.vertices.size(), 0);
+  model->fixed.assign(mesh.vertices.size(), 0);
   if (root.has("fixed")) {
     const nlohmann::json& fixed = root.array("fixed");
     for (size_t i = 0; i < fixed.size(); ++i) {
       JsonReader f = element_reader(fixed[i], "/fixed", i, source, length);
-      for (Index v : select_vertices(f, scene.mesh)) model->fixed[static_cast<size_t>(v)] = 1;
+      for (Index v : select_vertices(f, mesh)) model->fixed[static_cast<size_t>(v)] = 1;
       f.finish();
     }
   }
@@ -358,21 +378,21 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
       std::vector<Index> vertices;
       if (a.has("vertex")) {
         const int v = a.integer("vertex", -1);
-        if (v < 0 || v >= scene.mesh.num_vertices())
+        if (v < 0 || v >= mesh.num_vertices())
           a.fail("vertex", "no vertex " + std::to_string(v));
         vertices.push_back(permutation.new_of_old_vertex[static_cast<size_t>(v)]);
       } else if (a.has("nearest")) {
         const Vec3 x = a.vec3("nearest", Vec3::Zero(), 1);
         Index best = 0;
-        for (Index v = 1; v < scene.mesh.num_vertices(); ++v) {
-          if ((scene.mesh.vertices[static_cast<size_t>(v)] - x).squaredNorm() <
-              (scene.mesh.vertices[static_cast<size_t>(best)] - x).squaredNorm())
+        for (Index v = 1; v < mesh.num_vertices(); ++v) {
+          if ((mesh.vertices[static_cast<size_t>(v)] - x).squaredNorm() <
+              (mesh.vertices[static_cast<size_t>(best)] - x).squaredNorm())
             best = v;
         }
         vertices.push_back(best);
       } else if (a.has("select")) {
         JsonReader selection = a.object("select");
-        vertices = select_vertices(selection, scene.mesh);
+        vertices = select_vertices(selection, mesh);
         selection.finish();
       } else {
         a.fail("", "an anchor needs vertex, nearest or select");
@@ -384,7 +404,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
                    damping = a.number("damping", 0, -1);
       a.finish();
       for (Index v : vertices) {
-        const Vec3 rest = scene.mesh.vertices[static_cast<size_t>(v)];
+        const Vec3 rest = mesh.vertices[static_cast<size_t>(v)];
         std::shared_ptr<const Trajectory> target =
             offset ? std::shared_ptr<const Trajectory>(make_offset_trajectory(offset, rest))
                    : std::shared_ptr<const Trajectory>(make_constant_trajectory(rest));

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
+#include "engine/mesh/reorder.h"
 #include "engine/sim/simulation.h"
 
 namespace softbody {
@@ -17,22 +19,47 @@ class SceneError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-struct Scene {
-  std::string name;
-  std::shared_ptr<SimulationModel> model;
-  TetMesh mesh;            // rest mesh as simulated (SI units, renumbered for locality)
-  double duration = 1.0;   // default run length [s]
+// The immutable part of a scene that sessions with the same mesh and material share: the mesh as
+// simulated (SI units, renumbered for locality), its topology, force model and masses.
+struct SceneBody {
+  TetMesh mesh;
+  MeshPermutation permutation;  // file vertex numbering -> simulated numbering
+  std::shared_ptr<const MeshTopology> topology;
+  std::shared_ptr<const ForceModel> forces;
+  std::vector<double> mass;
   std::string model_name;  // force model, material and volumetric term, for output (energy density)
   Material material;
   VolumetricKind volumetric = VolumetricKind::kNone;
+};
+
+struct Scene {
+  std::string name;
+  std::shared_ptr<SimulationModel> model;
+  std::shared_ptr<const SceneBody> body;
+  double duration = 1.0;    // default run length [s]
   nlohmann::json document;  // the scene after --set overrides
+};
+
+// Returns the body cached under `key`, or calls `build` and (maybe) caches its result. The key
+// names everything the body depends on: the mesh and material sections, the units, the directory
+// relative mesh paths resolve against, and an uploaded mesh's content hash.
+using BodyProvider = std::function<std::shared_ptr<const SceneBody>(
+    const std::string& key, const std::function<std::shared_ptr<const SceneBody>()>& build)>;
+
+// Optional inputs of build_scene besides the document.
+struct SceneSources {
+  // A mesh supplied with the scene (uploaded by a client): used when the mesh section names
+  // neither a file nor a box; the section's transforms (scale, fit_height, ...) still apply.
+  const TetMesh* uploaded_mesh = nullptr;
+  std::string uploaded_mesh_key;  // identifies the uploaded content (e.g. a hash) for caching
+  BodyProvider bodies;            // when empty, every scene builds its own body
 };
 
 // Reads a scene file; `overrides` are "json.path=value" strings (value: JSON, or a bare string).
 Scene load_scene(const std::string& path, const std::vector<std::string>& overrides = {});
 // Builds a scene from a document; relative mesh paths are resolved against `base_dir`.
 Scene build_scene(const nlohmann::json& document, const std::string& source,
-                  const std::string& base_dir);
+                  const std::string& base_dir, const SceneSources& sources = {});
 
 // Applies one "a.b.c=value" override to a document (creating missing objects).
 void apply_override(nlohmann::json& document, const std::string& assignment,

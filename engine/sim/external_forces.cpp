@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace softbody {
 namespace {
@@ -112,8 +113,15 @@ bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& sur
   return true;
 }
 
-void evaluate_external_forces(const std::vector<Anchor>& anchors,
-                              const std::vector<Obstacle>& obstacles,
+double signed_distance(const Obstacle& obstacle, const Vec3& centre, const Vec3& p) {
+  double distance;
+  Vec3 normal;
+  if (!distance_and_normal<double>(obstacle, centre, p, distance, normal))
+    return std::numeric_limits<double>::infinity();
+  return distance;
+}
+
+void evaluate_external_forces(std::span<const Anchor> anchors, std::span<const Obstacle> obstacles,
                               const std::vector<double>& mass, const Vec3& gravity,
                               const Vec3Array& p, double t, ExternalForceOutput& out) {
   out.reset(p.size());

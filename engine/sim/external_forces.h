@@ -5,6 +5,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "engine/sim/trajectory.h"
@@ -57,11 +58,14 @@ struct Obstacle {
 bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& surface_velocity,
                    const Vec3& p, const Vec3& v, Vec3& force, Mat3& dforce_dp, Mat3& dforce_dv);
 
+// Signed distance (positive outside) of p from the obstacle's surface with its reference point at
+// `centre`; +infinity where it is undefined (outside a plate's extent, on a sphere's centre).
+double signed_distance(const Obstacle& obstacle, const Vec3& centre, const Vec3& p);
+
 // Fills `out` for positions p at time t: obstacles and anchors at time t, gravity as m g. The
 // forces and Jacobians are evaluated at velocity phi (seed 000 eq. 14-16), which is set to the
 // surface velocity for vertices in contact and zero elsewhere.
-void evaluate_external_forces(const std::vector<Anchor>& anchors,
-                              const std::vector<Obstacle>& obstacles,
+void evaluate_external_forces(std::span<const Anchor> anchors, std::span<const Obstacle> obstacles,
                               const std::vector<double>& mass, const Vec3& gravity,
                               const Vec3Array& p, double t, ExternalForceOutput& out);
 

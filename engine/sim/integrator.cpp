@@ -49,7 +49,7 @@ bool Integrator::attempt(SimulationState& state, double dt, bool correction, Ste
   const double t_next = state.t + dt;
   auto t0 = Clock::now();
   m.forces->evaluate(state.p, kEvalForces | kEvalStiffness, *force_workspace_, forces_);
-  evaluate_external_forces(m.anchors, m.obstacles, m.mass, m.gravity, state.p, t_next, external_);
+  evaluate_external_forces(anchors_, obstacles_, m.mass, m.gravity, state.p, t_next, external_);
   stats.forces_ms += ms_since(t0);
   stats.contacts = external_.contacts;
 
@@ -131,9 +131,13 @@ bool Integrator::attempt(SimulationState& state, double dt, bool correction, Ste
   return true;
 }
 
-StepStats Integrator::step(SimulationState& state) {
+StepStats Integrator::step(SimulationState& state, const StepInputs& inputs) {
   const auto start = Clock::now();
   const IntegratorOptions& o = model_->options;
+  anchors_ = model_->anchors;
+  anchors_.insert(anchors_.end(), inputs.anchors.begin(), inputs.anchors.end());
+  obstacles_ = model_->obstacles;
+  obstacles_.insert(obstacles_.end(), inputs.obstacles.begin(), inputs.obstacles.end());
   StepStats stats;
   const SimulationState saved = state;
   bool ok = false;

@@ -35,6 +35,13 @@ struct SimulationModel {
   IntegratorOptions options;
 };
 
+// What changes from step to step besides the state: tools driven by clients, added to the model's
+// own anchors and obstacles for one step (a grabbing tool is an anchor, a poking tool an obstacle).
+struct StepInputs {
+  std::vector<Anchor> anchors;
+  std::vector<Obstacle> obstacles;
+};
+
 struct SimulationState {
   Vec3Array p;
   Vec3Array v;
@@ -74,11 +81,14 @@ class Integrator {
   explicit Integrator(std::shared_ptr<const SimulationModel> model);
   const SimulationModel& model() const { return *model_; }
   // Advances `state` by one dt (rolled back and retried on failure, see IntegratorOptions).
-  StepStats step(SimulationState& state);
+  StepStats step(SimulationState& state, const StepInputs& inputs = {});
 
  private:
   bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);
 
+  // The model's anchors and obstacles plus this step's inputs.
+  std::vector<Anchor> anchors_;
+  std::vector<Obstacle> obstacles_;
   std::shared_ptr<const SimulationModel> model_;
   std::unique_ptr<ForceWorkspace> force_workspace_;
   ForceOutput forces_, forces_next_;

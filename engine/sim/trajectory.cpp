@@ -25,6 +25,16 @@ class ConstantTrajectory final : public Trajectory {
   Vec3 p_;
 };
 
+class SampledTrajectory final : public Trajectory {
+ public:
+  SampledTrajectory(const Vec3& p, const Vec3& v) : p_(p), v_(v) {}
+  Vec3 position(double) const override { return p_; }
+  Vec3 velocity(double) const override { return v_; }
+
+ private:
+  Vec3 p_, v_;
+};
+
 class KeyframeTrajectory final : public Trajectory {
  public:
   KeyframeTrajectory(std::vector<Keyframe> k, Interpolation interpolation)
@@ -138,6 +148,10 @@ std::unique_ptr<Trajectory> make_offset_trajectory(std::shared_ptr<const Traject
 
 std::unique_ptr<Trajectory> make_constant_trajectory(const Vec3& position) {
   return std::make_unique<ConstantTrajectory>(position);
+}
+
+std::unique_ptr<Trajectory> make_sampled_trajectory(const Vec3& position, const Vec3& velocity) {
+  return std::make_unique<SampledTrajectory>(position, velocity);
 }
 
 std::unique_ptr<Trajectory> make_keyframe_trajectory(std::vector<Keyframe> keyframes,

@@ -19,6 +19,9 @@ class Trajectory {
 };
 
 std::unique_ptr<Trajectory> make_constant_trajectory(const Vec3& position);
+// A point held at `position` that reports `velocity`: a tool pose sampled by a device, which the
+// next step uses as it is (no extrapolation) while its velocity enters damping and friction.
+std::unique_ptr<Trajectory> make_sampled_trajectory(const Vec3& position, const Vec3& velocity);
 
 struct Keyframe {
   double t;

@@ -89,7 +89,7 @@ TEST(ExternalForces, AnchorGravityAndExpansionVelocity) {
   Obstacle floor = with_contact({.shape = ObstacleShape::kHalfSpace, .normal = Vec3::UnitY()});
   floor.trajectory = make_formula_trajectory({{0, 10, {"0.5*t", "0", "0"}}}, 1.0);
   ExternalForceOutput out;
-  evaluate_external_forces({anchor}, {floor}, mass, Vec3(0, -10, 0), p, 0.5, out);
+  evaluate_external_forces(std::vector<Anchor>{anchor}, std::vector<Obstacle>{floor}, mass, Vec3(0, -10, 0), p, 0.5, out);
   EXPECT_EQ(out.contacts, 1);
   EXPECT_LT((out.phi[0] - Vec3(0.5, 0, 0)).norm(), 1e-6);  // the floor's velocity
   EXPECT_NEAR(out.h[0].y(), 2.0 * -10 + 1e6 * 0.01, 1e-6);

@@ -39,8 +39,8 @@ TEST(Scene, EveryShippedSceneLoads) {
 
 TEST(Scene, MillimetreUnitsAreConvertedToSi) {
   Scene s = load_scene(kScenes + "/crush.json");
-  EXPECT_NEAR(s.material.youngs_modulus, 1e6, 1e-6);
-  EXPECT_NEAR(s.material.density, 1000, 1e-9);
+  EXPECT_NEAR(s.body->material.youngs_modulus, 1e6, 1e-6);
+  EXPECT_NEAR(s.body->material.density, 1000, 1e-9);
   EXPECT_NEAR(s.model->gravity.y(), -9.8, 1e-12);
   EXPECT_NEAR(s.model->options.correction_speed, 0.1, 1e-15);
   ASSERT_EQ(s.model->obstacles.size(), 2u);
@@ -106,7 +106,7 @@ TEST(Scene, AnchorsSelectionAndFixedSets) {
   EXPECT_EQ(std::count(s.model->fixed.begin(), s.model->fixed.end(), 1), 4);
   ASSERT_EQ(s.model->anchors.size(), 1u);
   const Anchor& a = s.model->anchors[0];
-  EXPECT_LT((s.mesh.vertices[static_cast<size_t>(a.vertex)] - Vec3(0.2, 0.1, 0.1)).norm(), 1e-12);
+  EXPECT_LT((s.body->mesh.vertices[static_cast<size_t>(a.vertex)] - Vec3(0.2, 0.1, 0.1)).norm(), 1e-12);
   EXPECT_LT((a.target->position(0.5) - Vec3(0.2, 0.6, 0.1)).norm(), 1e-12);
 }
 
