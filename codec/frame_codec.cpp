@@ -202,8 +202,7 @@ bool FrameDecoder::decode_into(std::span<const std::uint8_t> frame, std::vector<
     return false;
   }
   const bool delta = info.kind == FrameKind::kDelta;
-  if (delta && (!has_reference_ || last_.index != info.reference ||
-                coordinates_.size() != n)) {
+  if (delta && (!has_reference_ || last_.index != info.reference || coordinates_.size() != n)) {
     error = "delta frame " + std::to_string(info.index) + " refers to frame " +
             std::to_string(info.reference) + ", which was not the last frame decoded";
     has_reference_ = false;

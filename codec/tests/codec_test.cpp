@@ -167,7 +167,8 @@ TEST(FrameCodec, MalformedFramesAreRejectedWithoutCrashing) {
   for (int trial = 0; trial < 2000; ++trial) {
     std::vector<std::uint8_t> noisy = good;
     for (int k = 0; k < 4; ++k)
-      noisy[static_cast<std::size_t>(byte(rng)) % noisy.size()] = static_cast<std::uint8_t>(byte(rng));
+      noisy[static_cast<std::size_t>(byte(rng)) % noisy.size()] =
+          static_cast<std::uint8_t>(byte(rng));
     decoder.decode(noisy, out, error);
   }
 }

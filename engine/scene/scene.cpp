@@ -297,8 +297,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   };
   if (sources.bodies) {
     const std::string key = base_dir + "\n" + document.value("units", std::string("m")) + "\n" +
-                            document.at("mesh").dump() + "\n" + document.at("material").dump() + "\n" +
-                            sources.uploaded_mesh_key;
+                            document.at("mesh").dump() + "\n" + document.at("material").dump() +
+                            "\n" + sources.uploaded_mesh_key;
     scene.body = sources.bodies(key, build_body);
   } else {
     scene.body = build_body();
@@ -378,8 +378,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
       std::vector<Index> vertices;
       if (a.has("vertex")) {
         const int v = a.integer("vertex", -1);
-        if (v < 0 || v >= mesh.num_vertices())
-          a.fail("vertex", "no vertex " + std::to_string(v));
+        if (v < 0 || v >= mesh.num_vertices()) a.fail("vertex", "no vertex " + std::to_string(v));
         vertices.push_back(permutation.new_of_old_vertex[static_cast<size_t>(v)]);
       } else if (a.has("nearest")) {
         const Vec3 x = a.vec3("nearest", Vec3::Zero(), 1);
@@ -422,6 +421,10 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   root.finish();
   scene.model = model;
   return scene;
+}
+
+double scene_length_unit(const nlohmann::json& document, const std::string& source) {
+  return unit_length(document.value("units", std::string("m")), source);
 }
 
 Scene load_scene(const std::string& path, const std::vector<std::string>& overrides) {

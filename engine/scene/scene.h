@@ -4,8 +4,8 @@
 // SceneError naming the file and the JSON path (e.g. "crush.json: /material/E: expected a number").
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 
@@ -60,6 +60,9 @@ Scene load_scene(const std::string& path, const std::vector<std::string>& overri
 // Builds a scene from a document; relative mesh paths are resolved against `base_dir`.
 Scene build_scene(const nlohmann::json& document, const std::string& source,
                   const std::string& base_dir, const SceneSources& sources = {});
+
+// The length unit of a scene document in metres ("units": m, cm or mm); SceneError otherwise.
+double scene_length_unit(const nlohmann::json& document, const std::string& source);
 
 // Applies one "a.b.c=value" override to a document (creating missing objects).
 void apply_override(nlohmann::json& document, const std::string& assignment,

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -79,7 +80,7 @@ bool Integrator::attempt(SimulationState& state, double dt, bool correction, Ste
     if (m.fixed[v]) velocity_.segment<3>(3 * static_cast<Eigen::Index>(v)).setZero();
   }
   ConstrainedBlockOperator op(topo, system_, m.fixed);
-  SolveReport report = solve(op, rhs_, velocity_, o.solver);
+  SolveReport report = solve(op, rhs_, velocity_, solver_);
   stats.solve_ms += ms_since(t0);
   stats.iterations += report.iterations;
   stats.matvecs += report.matvecs;
@@ -138,6 +139,9 @@ StepStats Integrator::step(SimulationState& state, const StepInputs& inputs) {
   anchors_.insert(anchors_.end(), inputs.anchors.begin(), inputs.anchors.end());
   obstacles_ = model_->obstacles;
   obstacles_.insert(obstacles_.end(), inputs.obstacles.begin(), inputs.obstacles.end());
+  solver_ = o.solver;
+  if (inputs.iteration_cap > 0)
+    solver_.max_iterations = std::min(solver_.max_iterations, inputs.iteration_cap);
   StepStats stats;
   const SimulationState saved = state;
   bool ok = false;

@@ -40,6 +40,7 @@ struct SimulationModel {
 struct StepInputs {
   std::vector<Anchor> anchors;
   std::vector<Obstacle> obstacles;
+  int iteration_cap = 0;  // > 0: at most this many solver iterations (a server keeping real time)
 };
 
 struct SimulationState {
@@ -89,6 +90,7 @@ class Integrator {
   // The model's anchors and obstacles plus this step's inputs.
   std::vector<Anchor> anchors_;
   std::vector<Obstacle> obstacles_;
+  SolverOptions solver_;
   std::shared_ptr<const SimulationModel> model_;
   std::unique_ptr<ForceWorkspace> force_workspace_;
   ForceOutput forces_, forces_next_;

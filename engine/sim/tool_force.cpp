@@ -9,7 +9,8 @@ ToolForce poke_force(const Obstacle& tool, const Vec3& centre, const Vec3& veloc
   ToolForce out;
   auto visit = [&](size_t i) {
     const double distance = signed_distance(tool, centre, p[i]);
-    if (std::isfinite(distance)) out.validity_radius = std::min(out.validity_radius, std::abs(distance));
+    if (std::isfinite(distance))
+      out.validity_radius = std::min(out.validity_radius, std::abs(distance));
     Vec3 f;
     Mat3 df_dp, df_dv;
     if (!contact_force(tool, centre, velocity, p[i], v[i], f, df_dp, df_dv)) return;

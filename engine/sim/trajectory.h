@@ -41,6 +41,7 @@ struct FormulaPiece {
 std::unique_ptr<Trajectory> make_formula_trajectory(std::vector<FormulaPiece> pieces, double scale);
 
 // base + offset->position(t): an anchor that moves relative to where its vertex started.
-std::unique_ptr<Trajectory> make_offset_trajectory(std::shared_ptr<const Trajectory> offset, const Vec3& base);
+std::unique_ptr<Trajectory> make_offset_trajectory(std::shared_ptr<const Trajectory> offset,
+                                                   const Vec3& base);
 
 }  // namespace softbody

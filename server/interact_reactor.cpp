@@ -1,0 +1,135 @@
+#include "server/interact_reactor.h"
+
+#include "server/api_error.h"
+#include "server/logging.h"
+#include "server/proto_convert.h"
+
+namespace softbody::server {
+
+InteractReactor::InteractReactor(SessionManager& sessions, Metrics& metrics,
+                                 int max_pending_replies)
+    : sessions_(sessions),
+      metrics_(metrics),
+      max_pending_replies_(max_pending_replies),
+      handle_(std::make_shared<Handle>()) {
+  handle_->reactor = this;
+  StartRead(&command_);
+}
+
+bool InteractReactor::attach(const v1::ToolCommand& first) {
+  try {
+    if (sessions_.shutting_down())
+      throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
+    session_ = sessions_.find(first.session_id());
+    tool_ = session_->attach_tool();
+  } catch (const ApiError& e) {
+    finish(e.status());
+    return false;
+  }
+  std::weak_ptr<Handle> weak = handle_;
+  std::lock_guard lock(tool_->mutex);
+  tool_->close = [weak](const grpc::Status& status) {
+    if (auto handle = weak.lock()) {
+      std::lock_guard handle_lock(handle->mutex);
+      if (handle->reactor) handle->reactor->finish(status);
+    }
+  };
+  spdlog::info("event=tool_attached session={} tool={}", session_->id(), tool_->id());
+  return true;
+}
+
+void InteractReactor::OnReadDone(bool ok) {
+  const Clock::time_point received = Clock::now();
+  if (!ok) {  // the client closed its side: done
+    finish(grpc::Status::OK);
+    return;
+  }
+  if (!session_ && !attach(command_)) return;
+  if (!command_.session_id().empty() && command_.session_id() != session_->id()) {
+    finish({grpc::StatusCode::INVALID_ARGUMENT,
+            "session_id: a stream drives one session ('" + session_->id() + "')"});
+    return;
+  }
+  answer(command_, received);
+  std::lock_guard lock(mutex_);
+  if (!finished_) StartRead(&command_);
+}
+
+void InteractReactor::answer(const v1::ToolCommand& command, Clock::time_point received) {
+  v1::ForceReply reply;
+  reply.set_sequence(command.sequence());
+  reply.set_client_time_s(command.client_time_s());
+  reply.set_tool_id(tool_->id());
+  ToolInput input;
+  const std::string problem =
+      tool_input_from_proto(command, session_->mesh().num_vertices(), input);
+  codec::CouplingModel model;
+  int contacts = 0;
+  if (!problem.empty()) {
+    // Rejected: zero force, the tool keeps its previous pose; the stream goes on (a glitching
+    // device must not lose its connection).
+    reply.set_rejected(problem);
+    reply.mutable_force();
+    metrics_.tool_commands_rejected.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    const codec::Vec3d force = session_->answer(*tool_, input, contacts, model);
+    to_proto(force, *reply.mutable_force());
+    to_proto(model, *reply.mutable_model());
+    reply.set_contacts(contacts);
+  }
+  metrics_.tool_commands.fetch_add(1, std::memory_order_relaxed);
+  const double seconds = std::chrono::duration<double>(Clock::now() - received).count();
+  reply.set_server_time_us(seconds * 1e6);
+  metrics_.haptic_reply_seconds.observe(seconds);
+  std::unique_lock lock(mutex_);
+  if (finished_) return;
+  if (static_cast<int>(replies_.size()) >= max_pending_replies_) {
+    lock.unlock();
+    finish({grpc::StatusCode::RESOURCE_EXHAUSTED, "the client is not reading force replies (" +
+                                                      std::to_string(max_pending_replies_) +
+                                                      " pending)"});
+    return;
+  }
+  replies_.push_back(std::move(reply));
+  if (!writing_) {
+    writing_ = true;
+    StartWrite(&replies_.front());
+  }
+}
+
+void InteractReactor::OnWriteDone(bool ok) {
+  std::lock_guard lock(mutex_);
+  replies_.pop_front();
+  if (!ok || finished_) {
+    writing_ = false;
+    return;
+  }
+  if (!replies_.empty()) {
+    StartWrite(&replies_.front());
+  } else {
+    writing_ = false;
+  }
+}
+
+void InteractReactor::finish(const grpc::Status& status) {
+  {
+    std::lock_guard lock(mutex_);
+    if (finished_) return;
+    finished_ = true;
+  }
+  Finish(status);  // last: OnDone (which deletes this) may follow at once
+}
+
+void InteractReactor::OnDone() {
+  if (session_ && tool_) {
+    session_->detach_tool(tool_);
+    spdlog::info("event=tool_detached session={} tool={}", session_->id(), tool_->id());
+  }
+  {
+    std::lock_guard lock(handle_->mutex);
+    handle_->reactor = nullptr;
+  }
+  delete this;
+}
+
+}  // namespace softbody::server

@@ -1,0 +1,51 @@
+// One Interact stream (callback API): reads tool commands and answers each at once with the force
+// at the command's pose and the tool's coupling model. Replies are queued while a write is in
+// flight (at most StreamLimits::max_pending_replies).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <mutex>
+
+#include "server/session_manager.h"
+#include "softbody/v1/simulation_service.grpc.pb.h"
+
+namespace softbody::server {
+
+class InteractReactor final
+    : public grpc::ServerBidiReactor<softbody::v1::ToolCommand, softbody::v1::ForceReply> {
+ public:
+  InteractReactor(SessionManager& sessions, Metrics& metrics, int max_pending_replies);
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnCancel() override {}
+  void OnDone() override;
+
+ private:
+  // Ends the stream once (from any thread).
+  void finish(const grpc::Status& status);
+  bool attach(const softbody::v1::ToolCommand& first);
+  void answer(const softbody::v1::ToolCommand& command, Clock::time_point received);
+
+  SessionManager& sessions_;
+  Metrics& metrics_;
+  const int max_pending_replies_;
+  softbody::v1::ToolCommand command_;
+
+  std::mutex mutex_;  // guards the reply queue and the finished flag
+  std::deque<softbody::v1::ForceReply> replies_;
+  bool writing_ = false;
+  bool finished_ = false;
+
+  std::shared_ptr<Session> session_;
+  std::shared_ptr<Tool> tool_;
+  // Lets the session end this stream; cleared in OnDone. Recursive: OnDone may run inside Finish.
+  struct Handle {
+    std::recursive_mutex mutex;
+    InteractReactor* reactor = nullptr;
+  };
+  std::shared_ptr<Handle> handle_;
+};
+
+}  // namespace softbody::server

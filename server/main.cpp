@@ -1,0 +1,204 @@
+// softbody-server: hosts simulation sessions over gRPC (softbody.v1.Simulation, health, reflection)
+// and serves /healthz and /metrics over HTTP. SIGTERM or SIGINT shut it down gracefully.
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include <CLI/CLI.hpp>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "server/http_server.h"
+#include "server/logging.h"
+#include "server/scheduler.h"
+#include "server/session_manager.h"
+#include "server/simulation_service.h"
+
+namespace {
+
+using namespace softbody::server;
+
+// Where the shipped scenes are when --scenes is not given: ./scenes, else the source tree's.
+std::string default_scenes_dir() {
+  if (std::filesystem::exists("scenes/default.json")) return "scenes";
+  return SOFTBODY_SOURCE_DIR "/scenes";
+}
+
+void write_ready_file(const std::string& path, int grpc_port, int http_port) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << "{\"grpc_port\": " << grpc_port << ", \"http_port\": " << http_port
+        << ", \"pid\": " << getpid() << "}\n";
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"softbody-server: real-time soft-body simulation sessions over gRPC"};
+  std::string grpc_address = "0.0.0.0:50051", http_address = "0.0.0.0:8080";
+  std::string scenes = default_scenes_dir(), log_level = "info", preload = "default", ready_file;
+  ManagerOptions manager;
+  SchedulerOptions scheduler_options;
+  double shutdown_grace_s = 2.0;
+  int max_message_mb = 64;
+  app.add_option("--grpc", grpc_address, "gRPC listen address (port 0: any free port)")
+      ->capture_default_str();
+  app.add_option("--http", http_address, "HTTP listen address for /healthz and /metrics")
+      ->capture_default_str();
+  app.add_option("--scenes", scenes, "folder of shipped scene files")->capture_default_str();
+  app.add_option("--preload", preload, "scene to start a session of at startup ('' for none)")
+      ->capture_default_str();
+  app.add_option("--max-sessions", manager.max_sessions, "most sessions at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
+  app.add_option("--workers", scheduler_options.workers,
+                 "simulation worker threads (0: one per core)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1024));
+  app.add_option("--threads-per-step", scheduler_options.threads_per_step,
+                 "OpenMP threads inside one step")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  app.add_option("--idle-timeout", manager.idle_timeout_s,
+                 "seconds before an idle session is deleted (0: never)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--max-vertices", manager.max_vertices, "largest mesh a session may have")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-subscribers", manager.session.max_subscribers, "state streams per session")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 10000));
+  app.add_option("--max-tools", manager.session.max_tools, "Interact streams per session")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--max-message-mb", max_message_mb, "largest request message [MiB]")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str();
+  app.add_option(
+      "--ready-file", ready_file,
+      "write {\"grpc_port\", \"http_port\"} here once listening (for tests and scripts)");
+  app.add_option("--shutdown-grace", shutdown_grace_s,
+                 "seconds in-flight calls get to finish on SIGTERM")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  if (!configure_logging(log_level)) {
+    std::fprintf(stderr, "--log-level: unknown level '%s'\n", log_level.c_str());
+    return 2;
+  }
+  if (!std::filesystem::is_directory(scenes)) {
+    spdlog::error("event=startup_failed error={}", logfmt_value("--scenes: no folder " + scenes));
+    return 2;
+  }
+  manager.scenes_dir = scenes;
+
+  // Signals are taken by sigwait in this thread only: block them before any thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  Metrics metrics;
+  Scheduler scheduler(scheduler_options);
+  SessionManager sessions(manager, scheduler, metrics);
+  SimulationService service(sessions, metrics);
+
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  int grpc_port = 0;
+  builder.AddListeningPort(grpc_address, grpc::InsecureServerCredentials(), &grpc_port);
+  builder.SetMaxReceiveMessageSize(max_message_mb * 1024 * 1024);
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (!server || grpc_port == 0) {
+    spdlog::error("event=startup_failed error={}",
+                  logfmt_value("cannot listen for gRPC on " + grpc_address));
+    return 1;
+  }
+  server->GetHealthCheckService()->SetServingStatus("softbody.v1.Simulation", true);
+
+  std::unique_ptr<HttpServer> http;
+  try {
+    http = std::make_unique<HttpServer>(http_address);
+  } catch (const std::exception& e) {
+    spdlog::error("event=startup_failed error={}", logfmt_value(e.what()));
+    server->Shutdown();
+    return 1;
+  }
+  std::atomic<bool> serving{true};
+  http->route("/healthz", [&] {
+    return serving ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}
+                   : HttpResponse{503, "text/plain; charset=utf-8", "shutting down\n"};
+  });
+  metrics.write_gauges = [&](std::string& out) {
+    const auto all = sessions.list();
+    int running = 0, subscribers = 0, tools = 0;
+    for (const auto& s : all) {
+      running += s->running ? 1 : 0;
+      subscribers += s->num_subscribers();
+      tools += s->num_tools();
+    }
+    out += "# HELP softbody_sessions Sessions hosted.\n# TYPE softbody_sessions gauge\n";
+    out += "softbody_sessions " + std::to_string(all.size()) + "\n";
+    out +=
+        "# HELP softbody_sessions_running Sessions stepping in real time.\n"
+        "# TYPE softbody_sessions_running gauge\nsoftbody_sessions_running " +
+        std::to_string(running) + "\n";
+    out +=
+        "# HELP softbody_subscribers State streams open.\n"
+        "# TYPE softbody_subscribers gauge\nsoftbody_subscribers " +
+        std::to_string(subscribers) + "\n";
+    out +=
+        "# HELP softbody_tools Interact streams open.\n"
+        "# TYPE softbody_tools gauge\nsoftbody_tools " +
+        std::to_string(tools) + "\n";
+    out +=
+        "# HELP softbody_shared_bodies Distinct meshes and materials in memory.\n"
+        "# TYPE softbody_shared_bodies gauge\nsoftbody_shared_bodies " +
+        std::to_string(sessions.body_cache_size()) + "\n";
+  };
+  http->route("/metrics", [&] {
+    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition()};
+  });
+  http->start();
+
+  if (!preload.empty()) {
+    softbody::v1::CreateSessionRequest request;
+    request.set_scene_name(preload);
+    request.set_label("preloaded");
+    request.set_idle_timeout_s(0);
+    try {
+      auto session = sessions.create(request);
+      session->idle_timeout_s = 0;  // the preloaded session stays
+    } catch (const std::exception& e) {
+      spdlog::error("event=preload_failed scene={} error={}", preload, logfmt_value(e.what()));
+    }
+  }
+  spdlog::info("event=listening grpc_port={} http_port={} workers={} scenes={}", grpc_port,
+               http->port(), scheduler.workers(), logfmt_value(scenes));
+  if (!ready_file.empty()) write_ready_file(ready_file, grpc_port, http->port());
+
+  int signal = 0;
+  sigwait(&signals, &signal);
+  spdlog::info("event=shutdown_started signal={}", signal);
+  // Stop accepting work, end every stream with a clear status, give in-flight unary calls the
+  // grace period, then stop the physics.
+  serving = false;
+  server->GetHealthCheckService()->SetServingStatus("softbody.v1.Simulation", false);
+  sessions.shut_down(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
+  server->Shutdown(std::chrono::system_clock::now() +
+                   std::chrono::milliseconds(static_cast<int>(shutdown_grace_s * 1000)));
+  scheduler.stop();
+  http->stop();
+  spdlog::info("event=shutdown_complete");
+  return 0;
+}

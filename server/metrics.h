@@ -1,0 +1,51 @@
+// Server metrics in the Prometheus text exposition format (prometheus-cpp is not packaged for
+// Debian 12, so this small registry is written here): counters, gauges and fixed-bucket
+// histograms, updated lock-free from any thread.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace softbody::server {
+
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> upper_bounds);
+  void observe(double value);
+  // Appends the _bucket, _sum and _count lines of metric `name`.
+  void write(std::string& out, const std::string& name) const;
+
+ private:
+  std::vector<double> bounds_;
+  std::vector<std::atomic<std::uint64_t>> counts_;  // one per bound, plus +Inf
+  std::atomic<double> sum_{0};
+  std::atomic<std::uint64_t> count_{0};
+};
+
+struct Metrics {
+  std::atomic<std::uint64_t> sessions_created{0};
+  std::atomic<std::uint64_t> sessions_expired{0};
+  std::atomic<std::uint64_t> steps{0};
+  std::atomic<std::uint64_t> rollbacks{0};
+  std::atomic<std::uint64_t> failed_steps{0};
+  std::atomic<std::uint64_t> frames_sent{0};
+  std::atomic<std::uint64_t> frames_dropped{0};
+  std::atomic<std::uint64_t> frame_bytes{0};
+  std::atomic<std::uint64_t> tool_commands{0};
+  std::atomic<std::uint64_t> tool_commands_rejected{0};
+  std::atomic<std::uint64_t> model_relinearizations{0};
+  std::atomic<std::uint64_t> requests_refused{0};
+  Histogram step_seconds{{0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1}};
+  Histogram real_time_factor{{0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.01, 1.05, 1.25, 2}};
+  Histogram haptic_reply_seconds{
+      {0.00001, 0.00002, 0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01}};
+
+  // Gauges read when scraped (sessions, subscribers, tools).
+  std::function<void(std::string&)> write_gauges;
+
+  std::string exposition() const;
+};
+
+}  // namespace softbody::server

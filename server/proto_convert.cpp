@@ -1,0 +1,192 @@
+#include "server/proto_convert.h"
+
+#include <cmath>
+
+#include "server/api_error.h"
+
+namespace softbody::server {
+namespace {
+
+bool finite(const v1::Vec3& v) {
+  return std::isfinite(v.x()) && std::isfinite(v.y()) && std::isfinite(v.z());
+}
+
+Vec3 from_proto(const v1::Vec3& v) {
+  return {v.x(), v.y(), v.z()};
+}
+
+// A positive, finite parameter with a default for 0; an error message otherwise.
+std::string positive_or_default(double value, double fallback, double max, const char* field,
+                                double& out) {
+  if (value == 0) {
+    out = fallback;
+    return {};
+  }
+  if (!std::isfinite(value) || value < 0 || value > max)
+    return std::string(field) + ": must be 0 (default) or in (0, " + std::to_string(max) + "]";
+  out = value;
+  return {};
+}
+
+}  // namespace
+
+void to_proto(const Vec3& v, v1::Vec3& out) {
+  out.set_x(v.x());
+  out.set_y(v.y());
+  out.set_z(v.z());
+}
+
+void to_proto(const codec::Vec3d& v, v1::Vec3& out) {
+  out.set_x(v[0]);
+  out.set_y(v[1]);
+  out.set_z(v[2]);
+}
+
+void to_proto(const codec::Mat3d& m, v1::Mat3& out) {
+  out.mutable_values()->Assign(m.begin(), m.end());
+}
+
+void to_proto(const BoundingBox& box, v1::BoundingBox& out) {
+  to_proto(box.min, *out.mutable_min());
+  to_proto(box.max, *out.mutable_max());
+}
+
+void to_proto(const PublishedState& state, v1::StepStatistics& out) {
+  const StepStats& s = state.stats;
+  out.set_step(state.step);
+  out.set_sim_time(state.t);
+  out.set_step_ms(s.step_ms);
+  out.set_iterations(s.iterations);
+  out.set_residual(s.residual);
+  out.set_real_time_factor(state.real_time_factor);
+  out.set_rollbacks(s.rolled_back);
+  out.set_failed(s.failed);
+  out.set_contacts(s.contacts);
+  out.set_max_speed(s.max_speed);
+  out.set_iteration_cap(state.iteration_cap);
+  out.set_total_rollbacks(state.total_rollbacks);
+}
+
+void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out) {
+  to_proto(model.reference_position, *out.mutable_reference_position());
+  to_proto(model.reference_velocity, *out.mutable_reference_velocity());
+  to_proto(model.force, *out.mutable_force());
+  to_proto(model.dforce_dposition, *out.mutable_dforce_dposition());
+  to_proto(model.dforce_dvelocity, *out.mutable_dforce_dvelocity());
+  out.set_step(model.step);
+  out.set_validity_radius(model.validity_radius);
+}
+
+SettingsUpdate settings_from_proto(const v1::SessionSettings& s) {
+  SettingsUpdate u;
+  auto in_range = [](bool has, double v, double lo, double hi, bool open_lo, const char* field,
+                     std::optional<double>& out) {
+    if (!has) return;
+    const bool ok = std::isfinite(v) && (open_lo ? v > lo : v >= lo) && v <= hi;
+    if (!ok) {
+      invalid_argument(std::string("settings.") + field,
+                       std::string("must lie in ") + (open_lo ? "(" : "[") + std::to_string(lo) +
+                           ", " + std::to_string(hi) + "]");
+    }
+    out = v;
+  };
+  in_range(s.has_youngs_modulus(), s.youngs_modulus(), 0, 1e12, true, "youngs_modulus",
+           u.youngs_modulus);
+  in_range(s.has_poisson_ratio(), s.poisson_ratio(), -0.999, 0.4999, false, "poisson_ratio",
+           u.poisson_ratio);
+  in_range(s.has_damping_alpha(), s.damping_alpha(), 0, 1e4, false, "damping_alpha", u.alpha);
+  in_range(s.has_damping_beta(), s.damping_beta(), 0, 10, false, "damping_beta", u.beta);
+  in_range(s.has_dt(), s.dt(), 1e-4, 0.1, false, "dt", u.dt);
+  in_range(s.has_tolerance(), s.tolerance(), 0, 0.999, true, "tolerance", u.tolerance);
+  if (s.has_solver()) {
+    if (s.solver() != "cg" && s.solver() != "bicgstab" && s.solver() != "qmr")
+      invalid_argument("settings.solver", "must be cg, bicgstab or qmr");
+    u.solver = s.solver();
+  }
+  if (s.has_preconditioner()) {
+    if (s.preconditioner() != "none" && s.preconditioner() != "jacobi" &&
+        s.preconditioner() != "block-jacobi")
+      invalid_argument("settings.preconditioner", "must be none, jacobi or block-jacobi");
+    u.preconditioner = s.preconditioner();
+  }
+  if (s.has_max_iterations()) {
+    if (s.max_iterations() < 1 || s.max_iterations() > 10000)
+      invalid_argument("settings.max_iterations", "must lie in [1, 10000]");
+    u.max_iterations = s.max_iterations();
+  }
+  return u;
+}
+
+std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, ToolInput& out) {
+  ToolInput in;
+  if (!finite(c.pose().position())) return "pose.position: not finite";
+  if (!finite(c.velocity())) return "velocity: not finite";
+  in.position = from_proto(c.pose().position());
+  in.velocity = from_proto(c.velocity());
+  if (in.position.norm() > 1e3) return "pose.position: farther than 1000 m from the origin";
+  if (in.velocity.norm() > 1e3) return "velocity: faster than 1000 m/s";
+  const v1::Quaternion& q = c.pose().orientation();
+  if (!std::isfinite(q.w()) || !std::isfinite(q.x()) || !std::isfinite(q.y()) ||
+      !std::isfinite(q.z()))
+    return "pose.orientation: not finite";
+  Eigen::Quaterniond orientation(q.w(), q.x(), q.y(), q.z());
+  if (orientation.norm() == 0) orientation = Eigen::Quaterniond::Identity();
+  if (orientation.norm() < 1e-6) return "pose.orientation: not a rotation (norm ~ 0)";
+  in.orientation = orientation.normalized();
+  switch (c.shape()) {
+    case v1::TOOL_SHAPE_UNSPECIFIED:
+    case v1::TOOL_SHAPE_SPHERE:
+      in.shape = ObstacleShape::kSphere;
+      break;
+    case v1::TOOL_SHAPE_CAPSULE:
+      in.shape = ObstacleShape::kCapsule;
+      break;
+    default:
+      return "shape: unknown tool shape " + std::to_string(c.shape());
+  }
+  switch (c.mode()) {
+    case v1::TOOL_MODE_UNSPECIFIED:
+    case v1::TOOL_MODE_POKE:
+      in.mode = ToolMode::kPoke;
+      break;
+    case v1::TOOL_MODE_GRAB:
+      in.mode = ToolMode::kGrab;
+      break;
+    case v1::TOOL_MODE_IDLE:
+      in.mode = ToolMode::kIdle;
+      break;
+    default:
+      return "mode: unknown tool mode " + std::to_string(c.mode());
+  }
+  if (c.radius() != 0 && !(c.radius() >= 1e-4 && c.radius() <= 1))
+    return "radius: must be 0 (1 cm) or in [1e-4, 1] m";
+  in.radius = c.radius() == 0 ? 0.01 : c.radius();
+  if (!(c.half_length() >= 0 && c.half_length() <= 1)) return "half_length: must lie in [0, 1] m";
+  in.half_length = c.half_length();
+  std::string problem;
+  if (!(problem =
+            positive_or_default(c.grab_stiffness(), 200, 1e7, "grab_stiffness", in.grab_stiffness))
+           .empty() ||
+      !(problem = positive_or_default(c.grab_damping(), 2, 1e5, "grab_damping", in.grab_damping))
+           .empty() ||
+      !(problem = positive_or_default(c.contact_stiffness(), 2e4, 1e8, "contact_stiffness",
+                                      in.contact.stiffness))
+           .empty() ||
+      !(problem = positive_or_default(c.contact_damping(), 50, 1e6, "contact_damping",
+                                      in.contact.damping))
+           .empty() ||
+      !(problem = positive_or_default(c.contact_friction(), 1e4, 1e9, "contact_friction",
+                                      in.contact.friction))
+           .empty()) {
+    return problem;
+  }
+  if (c.has_grab_vertex() && (c.grab_vertex() < 0 || c.grab_vertex() >= num_vertices))
+    return "grab_vertex: must be unset (nearest) or a vertex id below " +
+           std::to_string(num_vertices);
+  in.requested_grab_vertex = c.has_grab_vertex() ? c.grab_vertex() : -1;
+  in.buttons = c.buttons();
+  out = in;
+  return {};
+}
+
+}  // namespace softbody::server

@@ -1,0 +1,349 @@
+#include "server/session.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "server/api_error.h"
+#include "server/logging.h"
+
+namespace softbody::server {
+
+Session::Session(std::string id, std::string label, Scene scene, SessionSource source,
+                 SessionLimits limits, BodyProvider bodies, Metrics& metrics)
+    : id_(std::move(id)),
+      label_(std::move(label)),
+      limits_(limits),
+      bodies_(std::move(bodies)),
+      metrics_(metrics),
+      mesh_body_(scene.body),
+      source_(std::move(source)),
+      model_(scene.model),
+      integrator_(std::make_unique<Integrator>(model_)),
+      state_(rest_state(*model_)) {
+  rest_bounds_ = bounding_box(model_->rest);
+  validity_cap_ = rest_bounds_.diagonal();
+  iteration_cap_ = model_->options.solver.max_iterations;
+  publish(state_, StepStats{}, 0);
+}
+
+Session::~Session() = default;
+
+double Session::dt() const {
+  std::lock_guard lock(state_mutex_);
+  return model_->options.dt;
+}
+
+IntegratorOptions Session::options() const {
+  std::lock_guard lock(state_mutex_);
+  return model_->options;
+}
+
+nlohmann::json Session::document() const {
+  std::lock_guard lock(state_mutex_);
+  return source_.document;
+}
+
+std::shared_ptr<const PublishedState> Session::latest() const {
+  std::lock_guard lock(published_mutex_);
+  return published_;
+}
+
+void Session::step(double lag_s) {
+  StepInputs inputs = tool_inputs();
+  inputs.iteration_cap = iteration_cap_.load();
+  StepStats stats;
+  {
+    std::lock_guard lock(state_mutex_);
+    stats = integrator_->step(state_, inputs);
+    total_rollbacks_ += stats.rolled_back;
+    publish(state_, stats, real_time_factor(Clock::now(), state_.t));
+  }
+  adapt_iteration_cap(lag_s, stats);
+  metrics_.steps.fetch_add(1, std::memory_order_relaxed);
+  metrics_.rollbacks.fetch_add(static_cast<std::uint64_t>(stats.rolled_back));
+  if (stats.failed) {
+    metrics_.failed_steps.fetch_add(1);
+    spdlog::warn("event=step_failed session={} step={} rollbacks={}", id_, stats.step,
+                 stats.rolled_back);
+  }
+  metrics_.step_seconds.observe(stats.step_ms * 1e-3);
+  const std::shared_ptr<const PublishedState> published = latest();
+  if (published->real_time_factor > 0)
+    metrics_.real_time_factor.observe(published->real_time_factor);
+  rebuild_coupling_models(*published);
+  std::lock_guard lock(streams_mutex_);
+  for (const auto& s : subscribers_) s->offer(published);
+}
+
+void Session::publish(const SimulationState& state, const StepStats& stats, double rtf) {
+  auto p = std::make_shared<PublishedState>();
+  p->step = state.step;
+  p->t = state.t;
+  p->p = state.p;
+  p->v = state.v;
+  p->stats = stats;
+  p->real_time_factor = rtf;
+  p->iteration_cap = iteration_cap_.load();
+  p->total_rollbacks = total_rollbacks_;
+  p->finished = Clock::now();
+  std::lock_guard lock(published_mutex_);
+  published_ = std::move(p);
+}
+
+double Session::real_time_factor(Clock::time_point now, double t) {
+  rtf_window_.emplace_back(now, t);
+  while (rtf_window_.size() > 2 && now - rtf_window_.front().first > std::chrono::seconds(1))
+    rtf_window_.pop_front();
+  if (rtf_window_.size() < 2) return 0;
+  const double wall = std::chrono::duration<double>(now - rtf_window_.front().first).count();
+  return wall > 0 ? (t - rtf_window_.front().second) / wall : 0;
+}
+
+void Session::reset_real_time_window() {
+  std::lock_guard lock(state_mutex_);
+  rtf_window_.clear();
+}
+
+// Degrade predictably: a session that starts its steps late loses solver iterations first (down
+// to limits_.min_iterations) and wins them back slowly once it keeps its schedule again.
+void Session::adapt_iteration_cap(double lag_s, const StepStats& stats) {
+  const IntegratorOptions o = options();
+  const int max_cap = o.solver.max_iterations;
+  int cap = std::min(iteration_cap_.load(), max_cap);
+  if (lag_s > o.dt) {
+    cap = std::max(limits_.min_iterations, cap * 3 / 4);
+    on_time_steps_ = 0;
+  } else if (lag_s < 0.2 * o.dt && ++on_time_steps_ >= 20) {
+    if (stats.iterations >= cap) cap = std::min(max_cap, cap + std::max(1, cap / 10));
+    on_time_steps_ = 0;
+  }
+  iteration_cap_ = std::max(1, cap);
+}
+
+StepInputs Session::tool_inputs() {
+  StepInputs inputs;
+  std::lock_guard lock(streams_mutex_);
+  for (const auto& tool : tools_) {
+    std::lock_guard tool_lock(tool->mutex);
+    if (!tool->has_input) continue;
+    const ToolInput& in = tool->input;
+    if (in.mode == ToolMode::kPoke) {
+      inputs.obstacles.push_back(tool_obstacle(in));
+    } else if (in.mode == ToolMode::kGrab && tool->grab_vertex >= 0) {
+      inputs.anchors.push_back({tool->grab_vertex,
+                                make_sampled_trajectory(in.position, in.velocity),
+                                in.grab_stiffness, in.grab_damping});
+    }
+  }
+  return inputs;
+}
+
+void Session::rebuild_coupling_models(const PublishedState& state) {
+  std::lock_guard lock(streams_mutex_);
+  for (const auto& tool : tools_) {
+    std::lock_guard tool_lock(tool->mutex);
+    if (!tool->has_input) continue;
+    tool->model =
+        build_coupling_model(tool->input, tool->grab_vertex, state, validity_cap_, tool->contacts);
+    tool->model_input = tool->input;
+    tool->has_model = true;
+  }
+}
+
+codec::Vec3d Session::answer(Tool& tool, const ToolInput& input, int& contacts,
+                             codec::CouplingModel& model) {
+  const std::shared_ptr<const PublishedState> state = latest();
+  std::lock_guard lock(tool.mutex);
+  const bool grabbing = input.mode == ToolMode::kGrab;
+  const bool grab_started =
+      grabbing && (!tool.has_input || tool.input.mode != ToolMode::kGrab ||
+                   tool.input.requested_grab_vertex != input.requested_grab_vertex);
+  if (!grabbing) {
+    tool.grab_vertex = -1;
+  } else if (grab_started) {
+    const auto n = static_cast<Index>(state->p.size());
+    if (input.requested_grab_vertex >= 0 && input.requested_grab_vertex < n) {
+      tool.grab_vertex = input.requested_grab_vertex;
+    } else {
+      // The surface vertex nearest the tool now.
+      Index best = -1;
+      double best_d2 = std::numeric_limits<double>::infinity();
+      for (Index v : topology().boundary_vertices()) {
+        const double d2 = (state->p[static_cast<size_t>(v)] - input.position).squaredNorm();
+        if (d2 < best_d2) best_d2 = d2, best = v;
+      }
+      tool.grab_vertex = best;
+    }
+  }
+  tool.input = input;
+  tool.has_input = true;
+  const codec::Vec3d x{input.position.x(), input.position.y(), input.position.z()};
+  const codec::Vec3d v{input.velocity.x(), input.velocity.y(), input.velocity.z()};
+  // Between steps the model built after the last step answers, as long as the tool stays inside
+  // its validity radius and keeps its configuration; otherwise a new model is built at this pose
+  // against the newest state (exact for the frozen body, and the contact set is current).
+  const bool valid = tool.has_model && !grab_started && tool.model.step == state->step &&
+                     same_tool_configuration(tool.model_input, input) &&
+                     codec::distance_from_reference(tool.model, x) <= tool.model.validity_radius;
+  if (!valid) {
+    tool.model =
+        build_coupling_model(input, tool.grab_vertex, *state, validity_cap_, tool.contacts);
+    tool.model_input = input;
+    tool.has_model = true;
+    metrics_.model_relinearizations.fetch_add(1, std::memory_order_relaxed);
+  }
+  contacts = tool.contacts;
+  model = tool.model;
+  touch();
+  return codec::evaluate(tool.model, x, v);
+}
+
+void Session::reset() {
+  {
+    std::lock_guard lock(state_mutex_);
+    state_ = rest_state(*model_);
+    total_rollbacks_ = 0;
+    rtf_window_.clear();
+    publish(state_, StepStats{}, 0);
+  }
+  iteration_cap_ = options().solver.max_iterations;
+  const std::shared_ptr<const PublishedState> published = latest();
+  rebuild_coupling_models(*published);
+  std::lock_guard lock(streams_mutex_);
+  for (const auto& s : subscribers_) s->offer(published);
+}
+
+void Session::update_settings(const SettingsUpdate& u) {
+  std::lock_guard lock(state_mutex_);
+  nlohmann::json document = source_.document;
+  double length = 1;
+  try {
+    length = scene_length_unit(document, source_.scene_name);
+  } catch (const SceneError& e) {
+    throw ApiError(grpc::StatusCode::FAILED_PRECONDITION, e.what());
+  }
+  // The document holds values in its own units: E in N per (unit length)^2.
+  if (u.youngs_modulus) document["material"]["E"] = *u.youngs_modulus * length * length;
+  if (u.poisson_ratio) document["material"]["nu"] = *u.poisson_ratio;
+  if (u.alpha) document["damping"]["alpha"] = *u.alpha;
+  if (u.beta) document["damping"]["beta"] = *u.beta;
+  if (u.dt) document["dt"] = *u.dt;
+  if (u.solver) document["solver"]["type"] = *u.solver;
+  if (u.preconditioner) document["solver"]["preconditioner"] = *u.preconditioner;
+  if (u.max_iterations) document["solver"]["max_iterations"] = *u.max_iterations;
+  if (u.tolerance) document["solver"]["tolerance"] = *u.tolerance;
+  Scene scene;
+  try {
+    scene = build_scene(document, source_.scene_name, source_.base_dir,
+                        {source_.uploaded_mesh.get(), source_.uploaded_key, bodies_});
+  } catch (const SceneError& e) {
+    throw ApiError(grpc::StatusCode::INVALID_ARGUMENT, std::string("settings: ") + e.what());
+  }
+  if (scene.model->rest.size() != state_.p.size())
+    throw ApiError(grpc::StatusCode::FAILED_PRECONDITION, "settings: the mesh changed");
+  source_.document = std::move(document);
+  model_ = scene.model;
+  integrator_ = std::make_unique<Integrator>(model_);
+  iteration_cap_ = model_->options.solver.max_iterations;
+  rtf_window_.clear();
+  spdlog::info("event=settings_updated session={}", id_);
+}
+
+SessionSnapshot Session::snapshot() {
+  std::lock_guard lock(state_mutex_);
+  return {source_.scene_name, source_.document, source_.uploaded, state_, iteration_cap_.load()};
+}
+
+void Session::restore(const SimulationState& state, int iteration_cap) {
+  {
+    std::lock_guard lock(state_mutex_);
+    if (state.p.size() != state_.p.size() || state.v.size() != state_.v.size()) {
+      invalid_argument("snapshot.positions", "has " + std::to_string(state.p.size()) +
+                                                 " vertices, the scene " +
+                                                 std::to_string(state_.p.size()));
+    }
+    state_ = state;
+    if (iteration_cap > 0)
+      iteration_cap_ = std::min(iteration_cap, model_->options.solver.max_iterations);
+    publish(state_, StepStats{}, 0);
+  }
+}
+
+std::shared_ptr<Subscriber> Session::subscribe() {
+  std::lock_guard lock(streams_mutex_);
+  if (static_cast<int>(subscribers_.size()) >= limits_.max_subscribers) {
+    metrics_.requests_refused.fetch_add(1);
+    throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                   "session " + id_ + " has its maximum of " +
+                       std::to_string(limits_.max_subscribers) + " subscribers");
+  }
+  auto s = std::make_shared<Subscriber>();
+  subscribers_.push_back(s);
+  s->offer(latest());  // a new subscriber starts with the current state
+  touch();
+  return s;
+}
+
+void Session::unsubscribe(const std::shared_ptr<Subscriber>& s) {
+  std::lock_guard lock(streams_mutex_);
+  std::erase(subscribers_, s);
+  touch();
+}
+
+int Session::num_subscribers() const {
+  std::lock_guard lock(streams_mutex_);
+  return static_cast<int>(subscribers_.size());
+}
+
+std::shared_ptr<Tool> Session::attach_tool() {
+  std::lock_guard lock(streams_mutex_);
+  if (static_cast<int>(tools_.size()) >= limits_.max_tools) {
+    metrics_.requests_refused.fetch_add(1);
+    throw ApiError(
+        grpc::StatusCode::RESOURCE_EXHAUSTED,
+        "session " + id_ + " has its maximum of " + std::to_string(limits_.max_tools) + " tools");
+  }
+  auto tool = std::make_shared<Tool>("tool-" + std::to_string(++next_tool_));
+  tools_.push_back(tool);
+  touch();
+  return tool;
+}
+
+void Session::detach_tool(const std::shared_ptr<Tool>& tool) {
+  std::lock_guard lock(streams_mutex_);
+  std::erase(tools_, tool);
+  touch();
+}
+
+int Session::num_tools() const {
+  std::lock_guard lock(streams_mutex_);
+  return static_cast<int>(tools_.size());
+}
+
+void Session::close_streams(const grpc::Status& status) {
+  std::vector<std::shared_ptr<Subscriber>> subscribers;
+  std::vector<std::shared_ptr<Tool>> tools;
+  {
+    std::lock_guard lock(streams_mutex_);
+    subscribers = subscribers_;
+    tools = tools_;
+  }
+  // Outside the lock: closing a tool's stream may detach it at once.
+  for (const auto& s : subscribers) s->close(status);
+  for (const auto& t : tools) {
+    std::function<void(const grpc::Status&)> close;
+    {
+      std::lock_guard lock(t->mutex);
+      close = t->close;
+    }
+    if (close) close(status);
+  }
+}
+
+double Session::idle_seconds() const {
+  if (num_subscribers() > 0 || num_tools() > 0) return 0;
+  const Clock::time_point last{Clock::duration(last_activity_ns_.load())};
+  return std::chrono::duration<double>(Clock::now() - last).count();
+}
+
+}  // namespace softbody::server

@@ -1,0 +1,169 @@
+// One simulation session: a scene's model and state, stepped in real time by the scheduler's
+// workers; its subscribers (state streams) and tools (Interact streams). gRPC threads never step:
+// they read the immutable state published after each step and evaluate coupling models.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/io/mesh_io.h"
+#include "engine/scene/scene.h"
+#include "server/metrics.h"
+#include "server/subscriber.h"
+#include "server/tool.h"
+
+namespace softbody::server {
+
+using Clock = std::chrono::steady_clock;
+
+// The body after a step, shared read-only by subscribers and tool replies.
+struct PublishedState {
+  long step = 0;
+  double t = 0;
+  Vec3Array p, v;
+  StepStats stats;
+  double real_time_factor = 0;
+  int iteration_cap = 0;
+  long total_rollbacks = 0;
+  Clock::time_point finished;
+};
+
+// An uploaded mesh as the client sent it (kept for snapshots).
+struct UploadedMeshData {
+  MeshFormat format = MeshFormat::kGmsh;
+  std::string content, elements, file_name;
+  std::string scene_json;
+};
+
+// Where a session's scene came from: enough to build it again (settings changes, snapshots).
+struct SessionSource {
+  std::string scene_name;
+  nlohmann::json document;  // with every settings change applied
+  std::string base_dir;     // relative mesh paths resolve here
+  std::optional<UploadedMeshData> uploaded;
+  std::shared_ptr<const TetMesh> uploaded_mesh;  // parsed and validated
+  std::string uploaded_key;
+};
+
+struct SessionLimits {
+  int max_subscribers = 32;
+  int max_tools = 8;
+  int min_iterations = 5;  // the iteration cap never degrades below this
+};
+
+// Live settings; unset members keep their value. Validated by the caller.
+struct SettingsUpdate {
+  std::optional<double> youngs_modulus, poisson_ratio, alpha, beta, dt, tolerance;
+  std::optional<std::string> solver, preconditioner;
+  std::optional<int> max_iterations;
+};
+
+struct SessionSnapshot {
+  std::string scene_name;
+  nlohmann::json document;
+  std::optional<UploadedMeshData> uploaded;
+  SimulationState state;
+  int iteration_cap = 0;
+};
+
+class Session {
+ public:
+  Session(std::string id, std::string label, Scene scene, SessionSource source,
+          SessionLimits limits, BodyProvider bodies, Metrics& metrics);
+  ~Session();
+
+  const std::string& id() const { return id_; }
+  const std::string& label() const { return label_; }
+  const std::string& scene_name() const { return source_.scene_name; }
+  Clock::time_point created() const { return created_; }
+
+  // --- stepping (scheduler workers) ---
+  // One step now; `lag_s` is how late it started against its schedule (drives degradation).
+  void step(double lag_s);
+  double dt() const;
+  std::atomic<bool> running{true};           // stepped by the scheduler in real time
+  std::atomic<long> schedule_generation{0};  // bumped to invalidate queued schedule entries
+
+  // --- control (gRPC threads) ---
+  void reset();
+  void update_settings(const SettingsUpdate& update);  // throws ApiError
+  SessionSnapshot snapshot();
+  void restore(const SimulationState& state, int iteration_cap);  // throws ApiError on mismatch
+  void reset_real_time_window();
+
+  // --- readers ---
+  std::shared_ptr<const PublishedState> latest() const;
+  // The mesh as simulated; settings changes keep it (only the material of the body changes).
+  const TetMesh& mesh() const { return mesh_body_->mesh; }
+  const MeshTopology& topology() const { return *mesh_body_->topology; }
+  IntegratorOptions options() const;
+  nlohmann::json document() const;  // the scene with every settings change applied
+  int iteration_cap() const { return iteration_cap_.load(); }
+  BoundingBox rest_bounds() const { return rest_bounds_; }
+
+  // --- subscribers and tools ---
+  std::shared_ptr<Subscriber> subscribe();  // throws ApiError when full
+  void unsubscribe(const std::shared_ptr<Subscriber>& s);
+  int num_subscribers() const;
+  std::shared_ptr<Tool> attach_tool();  // throws ApiError when full
+  void detach_tool(const std::shared_ptr<Tool>& tool);
+  int num_tools() const;
+  // Answers a tool command between steps: the force at the command's pose from the coupling
+  // model, rebuilt against the newest state when stale. Also makes `input` the tool's pose for
+  // the next step.
+  codec::Vec3d answer(Tool& tool, const ToolInput& input, int& contacts,
+                      codec::CouplingModel& model);
+
+  // Closes every stream of the session with `status`.
+  void close_streams(const grpc::Status& status);
+
+  // --- idleness ---
+  void touch() { last_activity_ns_.store(Clock::now().time_since_epoch().count()); }
+  double idle_seconds() const;
+  double idle_timeout_s = 0;
+
+ private:
+  void publish(const SimulationState& state, const StepStats& stats, double rtf);
+  StepInputs tool_inputs();
+  void rebuild_coupling_models(const PublishedState& state);
+  void adapt_iteration_cap(double lag_s, const StepStats& stats);
+  double real_time_factor(Clock::time_point now, double t);
+
+  const std::string id_, label_;
+  const Clock::time_point created_ = Clock::now();
+  SessionLimits limits_;
+  BodyProvider bodies_;
+  Metrics& metrics_;
+  const std::shared_ptr<const SceneBody> mesh_body_;  // the body the session was created with
+  BoundingBox rest_bounds_;
+  double validity_cap_ = 1;
+
+  mutable std::mutex state_mutex_;  // model, integrator, state, source: held while stepping
+  SessionSource source_;
+  std::shared_ptr<const SimulationModel> model_;
+  std::unique_ptr<Integrator> integrator_;
+  SimulationState state_;
+  long total_rollbacks_ = 0;
+  std::deque<std::pair<Clock::time_point, double>> rtf_window_;
+  int on_time_steps_ = 0;
+  std::atomic<int> iteration_cap_{0};
+
+  mutable std::mutex published_mutex_;
+  std::shared_ptr<const PublishedState> published_;
+
+  mutable std::mutex streams_mutex_;
+  std::vector<std::shared_ptr<Subscriber>> subscribers_;
+  std::vector<std::shared_ptr<Tool>> tools_;
+  long next_tool_ = 0;
+
+  std::atomic<Clock::rep> last_activity_ns_{Clock::now().time_since_epoch().count()};
+};
+
+}  // namespace softbody::server

@@ -1,0 +1,316 @@
+#include "server/simulation_service.h"
+
+#include <cmath>
+#include <thread>
+
+#include "codec/frame_codec.h"
+#include "server/api_error.h"
+#include "server/interact_reactor.h"
+#include "server/logging.h"
+#include "server/proto_convert.h"
+
+namespace softbody::server {
+namespace {
+
+// Runs a handler; API errors become their status and nothing else escapes (no request may bring
+// the server down).
+template <typename Body>
+grpc::Status guarded(const char* method, Body&& body) {
+  try {
+    body();
+    return grpc::Status::OK;
+  } catch (const ApiError& e) {
+    spdlog::debug("event=request_refused method={} code={} error={}", method,
+                  static_cast<int>(e.code()), logfmt_value(e.what()));
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    return {grpc::StatusCode::RESOURCE_EXHAUSTED, "out of memory while handling the request"};
+  } catch (const std::exception& e) {
+    spdlog::error("event=internal_error method={} error={}", method, logfmt_value(e.what()));
+    return {grpc::StatusCode::INTERNAL, e.what()};
+  }
+}
+
+}  // namespace
+
+void fill_session_info(const Session& session, v1::SessionInfo& info) {
+  info.set_id(session.id());
+  info.set_label(session.label());
+  info.set_scene_name(session.scene_name());
+  info.set_status(session.running ? v1::SESSION_STATUS_RUNNING : v1::SESSION_STATUS_PAUSED);
+  const MeshTopology& topo = session.topology();
+  info.set_num_vertices(topo.num_vertices());
+  info.set_num_surface_vertices(static_cast<int>(topo.boundary_vertices().size()));
+  info.set_num_surface_triangles(static_cast<int>(topo.boundary_faces().size()));
+  info.set_num_tetrahedra(static_cast<int>(session.mesh().tets.size()));
+  to_proto(*session.latest(), *info.mutable_last_step());
+  info.set_subscribers(session.num_subscribers());
+  info.set_tools(session.num_tools());
+  const IntegratorOptions o = session.options();
+  v1::EffectiveSettings& s = *info.mutable_settings();
+  const nlohmann::json document = session.document();
+  const nlohmann::json& material = document.at("material");
+  const double length = scene_length_unit(document, session.scene_name());
+  s.set_youngs_modulus(material.value("E", 0.0) / (length * length));
+  s.set_poisson_ratio(material.value("nu", 0.0));
+  s.set_damping_alpha(o.alpha);
+  s.set_damping_beta(o.beta);
+  s.set_dt(o.dt);
+  s.set_solver(solver_type_name(o.solver.type));
+  s.set_preconditioner(preconditioner_name(o.solver.preconditioner));
+  s.set_max_iterations(o.solver.max_iterations);
+  s.set_tolerance(o.solver.tolerance);
+  s.set_effective_max_iterations(session.iteration_cap());
+  info.set_age_s(std::chrono::duration<double>(Clock::now() - session.created()).count());
+  info.set_idle_s(session.idle_seconds());
+  to_proto(session.rest_bounds(), *info.mutable_rest_bounds());
+}
+
+SimulationService::SimulationService(SessionManager& sessions, Metrics& metrics,
+                                     StreamLimits limits)
+    : sessions_(sessions), metrics_(metrics), limits_(limits) {}
+
+grpc::Status SimulationService::ListScenes(grpc::ServerContext*, const v1::ListScenesRequest*,
+                                           v1::ListScenesResponse* response) {
+  return guarded("ListScenes", [&] {
+    for (const SceneListing& s : sessions_.list_scenes()) {
+      v1::SceneEntry* e = response->add_scenes();
+      e->set_name(s.name);
+      e->set_description(s.description);
+    }
+  });
+}
+
+grpc::Status SimulationService::CreateSession(grpc::ServerContext*,
+                                              const v1::CreateSessionRequest* request,
+                                              v1::SessionInfo* info) {
+  return guarded("CreateSession", [&] { fill_session_info(*sessions_.create(*request), *info); });
+}
+
+grpc::Status SimulationService::GetSession(grpc::ServerContext*,
+                                           const v1::GetSessionRequest* request,
+                                           v1::SessionInfo* info) {
+  return guarded("GetSession",
+                 [&] { fill_session_info(*sessions_.find(request->session_id()), *info); });
+}
+
+grpc::Status SimulationService::ListSessions(grpc::ServerContext*, const v1::ListSessionsRequest*,
+                                             v1::ListSessionsResponse* response) {
+  return guarded("ListSessions", [&] {
+    for (const auto& s : sessions_.list()) fill_session_info(*s, *response->add_sessions());
+  });
+}
+
+grpc::Status SimulationService::DeleteSession(grpc::ServerContext*,
+                                              const v1::DeleteSessionRequest* request,
+                                              v1::DeleteSessionResponse*) {
+  return guarded("DeleteSession", [&] {
+    sessions_.remove(request->session_id(),
+                     grpc::Status(grpc::StatusCode::CANCELLED, "session deleted"));
+  });
+}
+
+grpc::Status SimulationService::ControlSession(grpc::ServerContext*,
+                                               const v1::ControlSessionRequest* request,
+                                               v1::SessionInfo* info) {
+  return guarded("ControlSession", [&] {
+    auto session = sessions_.find(request->session_id());
+    switch (request->action()) {
+      case v1::CONTROL_ACTION_PAUSE:
+        sessions_.pause(session);
+        break;
+      case v1::CONTROL_ACTION_RESUME:
+        sessions_.resume(session);
+        break;
+      case v1::CONTROL_ACTION_RESET:
+        session->reset();
+        break;
+      case v1::CONTROL_ACTION_STEP: {
+        const int steps = request->steps() == 0 ? 1 : request->steps();
+        if (steps < 1 || steps > 1000) invalid_argument("steps", "must lie in [1, 1000]");
+        sessions_.run_steps(session, steps);
+        break;
+      }
+      default:
+        invalid_argument("action", "must be PAUSE, RESUME, RESET or STEP");
+    }
+    spdlog::info("event=session_control session={} action={}", session->id(),
+                 v1::ControlAction_Name(request->action()));
+    fill_session_info(*session, *info);
+  });
+}
+
+grpc::Status SimulationService::UpdateSettings(grpc::ServerContext*,
+                                               const v1::UpdateSettingsRequest* request,
+                                               v1::SessionInfo* info) {
+  return guarded("UpdateSettings", [&] {
+    auto session = sessions_.find(request->session_id());
+    session->update_settings(settings_from_proto(request->settings()));
+    fill_session_info(*session, *info);
+  });
+}
+
+grpc::Status SimulationService::SnapshotSession(grpc::ServerContext*,
+                                                const v1::SnapshotRequest* request,
+                                                v1::Snapshot* out) {
+  return guarded("SnapshotSession", [&] {
+    const SessionSnapshot snap = sessions_.find(request->session_id())->snapshot();
+    out->set_format_version(1);
+    out->set_scene_name(snap.scene_name);
+    out->set_scene_json(snap.document.dump());
+    if (snap.uploaded) {
+      v1::UploadedMesh& u = *out->mutable_uploaded_mesh();
+      const UploadedMeshData& d = *snap.uploaded;
+      static constexpr v1::MeshFormat kFormats[] = {
+          v1::MESH_FORMAT_GMSH, v1::MESH_FORMAT_MEDIT, v1::MESH_FORMAT_TETGEN,
+          v1::MESH_FORMAT_VTK_LEGACY, v1::MESH_FORMAT_VTU};
+      u.set_format(kFormats[static_cast<int>(d.format)]);
+      u.set_content(d.content);
+      u.set_tetgen_elements(d.elements);
+      u.set_file_name(d.file_name);
+      u.set_scene_json(d.scene_json);
+    }
+    out->set_step(snap.state.step);
+    out->set_sim_time(snap.state.t);
+    for (const Vec3& p : snap.state.p) out->mutable_positions()->Add(p.data(), p.data() + 3);
+    for (const Vec3& v : snap.state.v) out->mutable_velocities()->Add(v.data(), v.data() + 3);
+    out->set_effective_max_iterations(snap.iteration_cap);
+  });
+}
+
+grpc::Status SimulationService::GetTopology(grpc::ServerContext*,
+                                            const v1::GetTopologyRequest* request,
+                                            v1::Topology* out) {
+  return guarded("GetTopology", [&] {
+    auto session = sessions_.find(request->session_id());
+    const MeshTopology& topo = session->topology();
+    const TetMesh& mesh = session->mesh();
+    out->set_num_vertices(topo.num_vertices());
+    std::vector<std::int32_t> local(static_cast<size_t>(topo.num_vertices()), -1);
+    for (Index v : topo.boundary_vertices()) {
+      local[static_cast<size_t>(v)] = out->surface_vertex_ids_size();
+      out->add_surface_vertex_ids(static_cast<std::uint32_t>(v));
+    }
+    for (const Triangle& t : topo.boundary_faces())
+      for (Index v : t)
+        out->add_surface_triangles(static_cast<std::uint32_t>(local[static_cast<size_t>(v)]));
+    for (const Vec3& x : mesh.vertices) out->mutable_rest_positions()->Add(x.data(), x.data() + 3);
+    if (request->include_tetrahedra()) {
+      for (const Tet& t : mesh.tets)
+        for (Index v : t) out->add_tetrahedra(static_cast<std::uint32_t>(v));
+    }
+    to_proto(session->rest_bounds(), *out->mutable_rest_bounds());
+  });
+}
+
+grpc::Status SimulationService::StreamState(grpc::ServerContext* context,
+                                            const v1::StreamStateRequest* request,
+                                            grpc::ServerWriter<v1::StateFrame>* writer) {
+  std::shared_ptr<Session> session;
+  std::shared_ptr<Subscriber> subscriber;
+  const grpc::Status opened = guarded("StreamState", [&] {
+    const double rate = request->max_rate_hz();
+    if (!std::isfinite(rate) || rate < 0 || rate > limits_.max_rate_hz)
+      invalid_argument("max_rate_hz",
+                       "must lie in [0, " + std::to_string(limits_.max_rate_hz) + "]");
+    const double bound = request->error_bound();
+    if (!std::isfinite(bound) || (bound != 0 && (bound < 1e-7 || bound > 1e-2)))
+      invalid_argument("error_bound", "must be 0 (1e-4) or lie in [1e-7, 1e-2]");
+    if (request->keyframe_interval() < 0 || request->keyframe_interval() > 100000)
+      invalid_argument("keyframe_interval", "must lie in [0, 100000]");
+    if (!v1::VertexSet_IsValid(request->vertices()))
+      invalid_argument("vertices", "unknown vertex set");
+    if (!v1::PositionEncoding_IsValid(request->encoding()))
+      invalid_argument("encoding", "unknown encoding");
+    if (sessions_.shutting_down())
+      throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
+    session = sessions_.find(request->session_id());
+    subscriber = session->subscribe();
+  });
+  if (!opened.ok()) return opened;
+  struct Unsubscribe {
+    Session& s;
+    std::shared_ptr<Subscriber> sub;
+    ~Unsubscribe() { s.unsubscribe(sub); }
+  } unsubscribe{*session, subscriber};
+
+  // The streamed vertices and the quantization grid around their rest positions.
+  std::vector<Index> ids;
+  if (request->vertices() == v1::VERTEX_SET_ALL) {
+    ids.resize(static_cast<size_t>(session->topology().num_vertices()));
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<Index>(i);
+  } else {
+    ids = session->topology().boundary_vertices();
+  }
+  Vec3Array rest;
+  for (Index v : ids) rest.push_back(session->mesh().vertices[static_cast<size_t>(v)]);
+  const BoundingBox box = bounding_box(rest);
+  const codec::Grid grid = codec::grid_for_box(
+      box.min.data(), box.max.data(), request->error_bound() == 0 ? 1e-4 : request->error_bound());
+  codec::FrameEncoder encoder(
+      grid, request->keyframe_interval() == 0 ? 120 : request->keyframe_interval(),
+      request->encoding() == v1::POSITION_ENCODING_RAW_FLOAT32);
+  const auto interval = request->max_rate_hz() > 0
+                            ? std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(1.0 / request->max_rate_hz()))
+                            : Clock::duration::zero();
+  Clock::time_point next_send = Clock::now();
+  std::vector<double> xyz(3 * ids.size());
+  std::vector<std::uint8_t> bytes;
+  v1::StateFrame frame;
+  std::uint64_t sequence = 0;
+  spdlog::info("event=subscribed session={} vertices={} rate_hz={}", session->id(), ids.size(),
+               request->max_rate_hz());
+  while (!context->IsCancelled()) {
+    std::uint32_t dropped = 0;
+    std::shared_ptr<const PublishedState> state =
+        subscriber->take(Clock::now() + std::chrono::milliseconds(100), dropped);
+    if (!state) {
+      grpc::Status status;
+      if (subscriber->closed(status)) return status;
+      continue;
+    }
+    // Rate limit: hold until the next send time, then send the newest state (the older ones
+    // count as dropped). Send times advance by the interval, so the average rate is the one asked
+    // for even when steps do not divide it.
+    while (Clock::now() < next_send && !context->IsCancelled()) {
+      std::uint32_t more = 0;
+      if (auto newer = subscriber->take(next_send, more)) {
+        dropped += more + 1;
+        state = std::move(newer);
+      } else {
+        grpc::Status status;
+        if (subscriber->closed(status)) return status;
+      }
+    }
+    if (interval > Clock::duration::zero()) {
+      next_send += interval;
+      if (Clock::now() - next_send > interval) next_send = Clock::now();
+    }
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const Vec3& p = state->p[static_cast<size_t>(ids[i])];
+      for (int k = 0; k < 3; ++k) xyz[3 * i + static_cast<size_t>(k)] = p[k];
+    }
+    encoder.encode(xyz, sequence == 0, bytes);
+    frame.Clear();
+    frame.set_sequence(sequence++);
+    frame.set_positions(bytes.data(), bytes.size());
+    to_proto(*state, *frame.mutable_stats());
+    frame.set_frames_dropped(dropped);
+    frame.set_num_vertices(static_cast<int>(ids.size()));
+    frame.set_server_time_s(
+        std::chrono::duration<double>(state->finished.time_since_epoch()).count());
+    if (!writer->Write(frame)) break;  // the client went away
+    metrics_.frames_sent.fetch_add(1, std::memory_order_relaxed);
+    metrics_.frames_dropped.fetch_add(dropped, std::memory_order_relaxed);
+    metrics_.frame_bytes.fetch_add(bytes.size(), std::memory_order_relaxed);
+  }
+  return grpc::Status::OK;
+}
+
+grpc::ServerBidiReactor<v1::ToolCommand, v1::ForceReply>* SimulationService::Interact(
+    grpc::CallbackServerContext*) {
+  return new InteractReactor(sessions_, metrics_, limits_.max_pending_replies);
+}
+
+}  // namespace softbody::server

@@ -1,0 +1,57 @@
+// The gRPC service softbody.v1.Simulation: unary calls and StreamState on the synchronous API
+// (a stream parks one thread while it waits for frames), Interact on the callback API so that a
+// haptic command is answered as soon as it is read, and a stream can be ended with a clear status
+// from any thread (session deletion, shutdown).
+#pragma once
+
+#include "server/session_manager.h"
+#include "softbody/v1/simulation_service.grpc.pb.h"
+
+namespace softbody::server {
+
+struct StreamLimits {
+  double max_rate_hz = 1000;
+  int max_pending_replies = 1024;  // an Interact client that stops reading is disconnected
+};
+
+class SimulationService final : public softbody::v1::Simulation::WithCallbackMethod_Interact<
+                                    softbody::v1::Simulation::Service> {
+ public:
+  SimulationService(SessionManager& sessions, Metrics& metrics, StreamLimits limits = {});
+  // The synchronous Interact is disabled by the callback one below.
+  using softbody::v1::Simulation::WithCallbackMethod_Interact<
+      softbody::v1::Simulation::Service>::Interact;
+
+  grpc::Status ListScenes(grpc::ServerContext*, const v1::ListScenesRequest*,
+                          v1::ListScenesResponse*) override;
+  grpc::Status CreateSession(grpc::ServerContext*, const v1::CreateSessionRequest*,
+                             v1::SessionInfo*) override;
+  grpc::Status GetSession(grpc::ServerContext*, const v1::GetSessionRequest*,
+                          v1::SessionInfo*) override;
+  grpc::Status ListSessions(grpc::ServerContext*, const v1::ListSessionsRequest*,
+                            v1::ListSessionsResponse*) override;
+  grpc::Status DeleteSession(grpc::ServerContext*, const v1::DeleteSessionRequest*,
+                             v1::DeleteSessionResponse*) override;
+  grpc::Status ControlSession(grpc::ServerContext*, const v1::ControlSessionRequest*,
+                              v1::SessionInfo*) override;
+  grpc::Status UpdateSettings(grpc::ServerContext*, const v1::UpdateSettingsRequest*,
+                              v1::SessionInfo*) override;
+  grpc::Status SnapshotSession(grpc::ServerContext*, const v1::SnapshotRequest*,
+                               v1::Snapshot*) override;
+  grpc::Status GetTopology(grpc::ServerContext*, const v1::GetTopologyRequest*,
+                           v1::Topology*) override;
+  grpc::Status StreamState(grpc::ServerContext*, const v1::StreamStateRequest*,
+                           grpc::ServerWriter<v1::StateFrame>*) override;
+  grpc::ServerBidiReactor<v1::ToolCommand, v1::ForceReply>* Interact(
+      grpc::CallbackServerContext* context) override;
+
+ private:
+  SessionManager& sessions_;
+  Metrics& metrics_;
+  StreamLimits limits_;
+};
+
+// Session facts for the API (also used by the browser gateway later).
+void fill_session_info(const Session& session, v1::SessionInfo& info);
+
+}  // namespace softbody::server

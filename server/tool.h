@@ -1,0 +1,72 @@
+// A tool attached to a session by one Interact stream: its newest command (which drives the next
+// step) and its coupling model (rebuilt after every step, and between steps when a command leaves
+// the model's validity radius).
+#pragma once
+
+#include <grpcpp/support/status.h>
+
+#include <Eigen/Geometry>
+#include <functional>
+#include <mutex>
+#include <string>
+
+#include "codec/coupling_model.h"
+#include "engine/sim/simulation.h"
+#include "engine/sim/tool_force.h"
+
+namespace softbody::server {
+
+struct PublishedState;
+
+enum class ToolMode { kPoke, kGrab, kIdle };
+
+// A validated tool command (SI units).
+struct ToolInput {
+  ToolMode mode = ToolMode::kIdle;
+  ObstacleShape shape = ObstacleShape::kSphere;
+  Vec3 position = Vec3::Zero();
+  Vec3 velocity = Vec3::Zero();
+  Eigen::Quaterniond orientation = Eigen::Quaterniond::Identity();
+  double radius = 0.01;
+  double half_length = 0;
+  ContactParameters contact{2e4, 50, 1e4};
+  double grab_stiffness = 200;
+  double grab_damping = 2;
+  int requested_grab_vertex = -1;  // -1: the nearest surface vertex
+  std::uint32_t buttons = 0;
+};
+
+// Whether two inputs differ in anything but position, velocity and buttons (then a coupling model
+// built for one is not valid for the other).
+bool same_tool_configuration(const ToolInput& a, const ToolInput& b);
+
+// The rigid obstacle a poking tool is.
+Obstacle tool_obstacle(const ToolInput& input);
+
+class Tool {
+ public:
+  explicit Tool(std::string id) : id_(std::move(id)) {}
+  const std::string& id() const { return id_; }
+
+  std::mutex mutex;  // guards everything below
+  bool has_input = false;
+  ToolInput input;
+  Index grab_vertex = -1;  // resolved when a grab starts
+  bool has_model = false;
+  ToolInput model_input;  // the input the model was built for
+  codec::CouplingModel model;
+  int contacts = 0;
+  // Ends the tool's stream (set by the stream; called on session deletion and shutdown).
+  std::function<void(const grpc::Status&)> close;
+
+ private:
+  std::string id_;
+};
+
+// The tool force for `input` against a frozen body state, as a coupling model around the input's
+// position and velocity. `validity_cap` bounds the validity radius (e.g. the body's size).
+codec::CouplingModel build_coupling_model(const ToolInput& input, Index grab_vertex,
+                                          const PublishedState& state, double validity_cap,
+                                          int& contacts);
+
+}  // namespace softbody::server
