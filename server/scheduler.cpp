@@ -83,7 +83,7 @@ void Scheduler::work() {
     lock.unlock();
     const double lag = std::chrono::duration<double>(now - entry.due).count();
     try {
-      entry.session->step(one_off ? 0.0 : lag);
+      entry.session->step(one_off ? 0.0 : lag, !one_off);
     } catch (const std::exception& e) {
       // The engine rolls diverging steps back itself; anything else must not kill the worker.
       spdlog::error("event=step_error session={} error={}", entry.session->id(),

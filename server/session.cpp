@@ -48,12 +48,19 @@ std::shared_ptr<const PublishedState> Session::latest() const {
   return published_;
 }
 
-void Session::step(double lag_s) {
+void Session::pause_stepping() {
+  running = false;
+  ++schedule_generation;
+  std::lock_guard lock(state_mutex_);  // waits for a step in flight
+}
+
+void Session::step(double lag_s, bool scheduled) {
   StepInputs inputs = tool_inputs();
   inputs.iteration_cap = iteration_cap_.load();
   StepStats stats;
   {
     std::lock_guard lock(state_mutex_);
+    if (scheduled && !running) return;
     stats = integrator_->step(state_, inputs);
     total_rollbacks_ += stats.rolled_back;
     publish(state_, stats, real_time_factor(Clock::now(), state_.t));

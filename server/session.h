@@ -85,8 +85,11 @@ class Session {
   Clock::time_point created() const { return created_; }
 
   // --- stepping (scheduler workers) ---
-  // One step now; `lag_s` is how late it started against its schedule (drives degradation).
-  void step(double lag_s);
+  // One step now; `lag_s` is how late it started against its schedule (drives degradation). A
+  // scheduled step is skipped when the session was paused meanwhile.
+  void step(double lag_s, bool scheduled);
+  // Stops real-time stepping; when it returns no scheduled step is running or will run.
+  void pause_stepping();
   double dt() const;
   std::atomic<bool> running{true};           // stepped by the scheduler in real time
   std::atomic<long> schedule_generation{0};  // bumped to invalidate queued schedule entries

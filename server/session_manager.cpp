@@ -367,17 +367,13 @@ void SessionManager::remove(const std::string& id, const grpc::Status& reason) {
     std::lock_guard lock(mutex_);
     sessions_.erase(id);
   }
-  session->running = false;
-  ++session->schedule_generation;
+  session->pause_stepping();
   session->close_streams(reason);
   spdlog::info("event=session_deleted session={} reason={}", id,
                logfmt_value(reason.error_message()));
 }
 
-void SessionManager::pause(const std::shared_ptr<Session>& s) {
-  s->running = false;
-  ++s->schedule_generation;
-}
+void SessionManager::pause(const std::shared_ptr<Session>& s) { s->pause_stepping(); }
 
 void SessionManager::resume(const std::shared_ptr<Session>& s) {
   if (s->running.exchange(true)) return;

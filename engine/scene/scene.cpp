@@ -282,6 +282,9 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     material.poisson_ratio = mat.required_number("nu");
     material.density = mat.required_number("density", -3);
     body->model_name = mat.string("model", "stvk-edge");
+    if (!(material.youngs_modulus > 0)) mat.fail("E", "must be > 0");
+    if (!(material.poisson_ratio > -1 && material.poisson_ratio < 0.5))
+      mat.fail("nu", "must lie in (-1, 0.5)");
     try {
       material.check();
       body->volumetric = parse_volumetric_kind(mat.string("volumetric", "none"));

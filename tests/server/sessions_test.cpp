@@ -1,0 +1,308 @@
+// Session lifecycle over real gRPC: create/list/get/delete, control, settings, snapshot/restore,
+// body sharing, health and metrics, limits and malformed requests.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/server/api_helpers.h"
+#include "server/grpc_health.grpc.pb.h"
+#include "tests/server/server_process.h"
+
+namespace softbody::test {
+namespace {
+
+class Sessions : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new ServerProcess({"--max-sessions", "6"}); }
+  static void TearDownTestSuite() {
+    EXPECT_EQ(server_->terminate(), 0) << server_->log();
+    delete server_;
+  }
+  void TearDown() override {
+    // Each test leaves no session behind (the server holds at most 6).
+    auto stub = server_->stub();
+    v1::ListSessionsResponse list;
+    ASSERT_TRUE(stub->ListSessions(context().get(), {}, &list).ok());
+    for (const auto& s : list.sessions()) {
+      v1::DeleteSessionRequest request;
+      request.set_session_id(s.id());
+      v1::DeleteSessionResponse response;
+      stub->DeleteSession(context().get(), request, &response);
+    }
+  }
+  static ServerProcess* server_;
+};
+ServerProcess* Sessions::server_ = nullptr;
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST_F(Sessions, CreateListGetDelete) {
+  auto stub = server_->stub();
+  v1::ListScenesResponse scenes;
+  ASSERT_TRUE(stub->ListScenes(context().get(), {}, &scenes).ok());
+  bool has_default = false;
+  for (const auto& s : scenes.scenes()) has_default |= s.name() == "default";
+  EXPECT_TRUE(has_default);
+
+  const v1::SessionInfo a = create_session(*stub, "default", true);
+  const v1::SessionInfo b = create_session(*stub, "cantilever", false);
+  EXPECT_EQ(a.num_vertices(), 554);
+  EXPECT_EQ(a.num_tetrahedra(), 1566);
+  EXPECT_EQ(a.status(), v1::SESSION_STATUS_PAUSED);
+  EXPECT_EQ(b.status(), v1::SESSION_STATUS_RUNNING);
+  EXPECT_GT(a.num_surface_triangles(), 0);
+  EXPECT_NE(a.id(), b.id());
+
+  v1::ListSessionsResponse list;
+  ASSERT_TRUE(stub->ListSessions(context().get(), {}, &list).ok());
+  EXPECT_EQ(list.sessions_size(), 2);
+
+  v1::DeleteSessionRequest del;
+  del.set_session_id(a.id());
+  v1::DeleteSessionResponse deleted;
+  ASSERT_TRUE(stub->DeleteSession(context().get(), del, &deleted).ok());
+  v1::GetSessionRequest get;
+  get.set_session_id(a.id());
+  v1::SessionInfo info;
+  const grpc::Status gone = stub->GetSession(context().get(), get, &info);
+  EXPECT_EQ(gone.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(gone.error_message().find(a.id()), std::string::npos);
+}
+
+TEST_F(Sessions, PauseStepResumeAndReset) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "default", true);
+  v1::SessionInfo info;
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 5, &info).ok());
+  EXPECT_EQ(info.last_step().step(), 5);
+  EXPECT_NEAR(info.last_step().sim_time(), 5 * 0.02, 1e-12);
+  EXPECT_GT(info.last_step().iterations(), 0);
+  // Single steps need a paused session.
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_RESUME).ok());
+  EXPECT_EQ(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_PAUSE).ok());
+  const long paused_at = get_session(*stub, s.id()).last_step().step();
+  EXPECT_GT(paused_at, 5);
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_RESET, 0, &info).ok());
+  EXPECT_EQ(info.last_step().step(), 0);
+  EXPECT_EQ(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 5000).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(Sessions, SnapshotRestoredIntoANewSessionContinuesIdentically) {
+  auto stub = server_->stub();
+  // The default scene's sphere pushes the knight during the first seconds: a state in motion.
+  const v1::SessionInfo a = create_session(*stub, "default", true);
+  ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_STEP, 40).ok());
+  const v1::Snapshot snap = snapshot(*stub, a.id());
+  EXPECT_EQ(snap.step(), 40);
+  ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_STEP, 25).ok());
+
+  v1::CreateSessionRequest restore;
+  *restore.mutable_snapshot() = snap;
+  restore.set_start_paused(true);
+  v1::SessionInfo b;
+  ASSERT_TRUE(stub->CreateSession(context().get(), restore, &b).ok());
+  EXPECT_EQ(b.last_step().step(), 40);
+  ASSERT_TRUE(control(*stub, b.id(), v1::CONTROL_ACTION_STEP, 25).ok());
+  const v1::Snapshot sa = snapshot(*stub, a.id()), sb = snapshot(*stub, b.id());
+  EXPECT_EQ(sa.step(), 65);
+  EXPECT_EQ(sb.step(), 65);
+  ASSERT_EQ(sa.positions_size(), sb.positions_size());
+  double moved = 0;
+  for (int i = 0; i < sa.positions_size(); ++i) {
+    ASSERT_EQ(sa.positions(i), sb.positions(i)) << "coordinate " << i;  // bit for bit
+    ASSERT_EQ(sa.velocities(i), sb.velocities(i)) << "coordinate " << i;
+    moved = std::max(moved, std::abs(sa.positions(i) - snap.positions(i)));
+  }
+  EXPECT_GT(moved, 1e-4);  // the continuation really moved
+}
+
+TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "default", true);
+  v1::UpdateSettingsRequest update;
+  update.set_session_id(s.id());
+  update.mutable_settings()->set_youngs_modulus(2e4);
+  update.mutable_settings()->set_dt(0.01);
+  update.mutable_settings()->set_max_iterations(20);
+  update.mutable_settings()->set_solver("cg");
+  v1::SessionInfo info;
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  EXPECT_DOUBLE_EQ(info.settings().youngs_modulus(), 2e4);
+  EXPECT_DOUBLE_EQ(info.settings().dt(), 0.01);
+  EXPECT_EQ(info.settings().max_iterations(), 20);
+  EXPECT_EQ(info.settings().solver(), "cg");
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
+  EXPECT_NEAR(info.last_step().sim_time(), 0.03, 1e-12);
+  EXPECT_LE(info.last_step().iterations(), 20);
+
+  v1::UpdateSettingsRequest bad;
+  bad.set_session_id(s.id());
+  bad.mutable_settings()->set_dt(-1);
+  const grpc::Status status = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("settings.dt"), std::string::npos);
+  bad.mutable_settings()->clear_dt();
+  bad.mutable_settings()->set_poisson_ratio(std::nan(""));
+  EXPECT_NE(stub->UpdateSettings(context().get(), bad, &info).error_message().find("poisson_ratio"),
+            std::string::npos);
+}
+
+TEST_F(Sessions, SessionsOnTheSameMeshAndMaterialShareOneBody) {
+  auto stub = server_->stub();
+  auto shared_bodies = [&] {
+    const std::string metrics = http_get(server_->http_port(), "/metrics").second;
+    const auto at = metrics.find("\nsoftbody_shared_bodies ");
+    return std::stoi(metrics.substr(at + 24));
+  };
+  create_session(*stub, "default", true);
+  create_session(*stub, "default", true);
+  EXPECT_EQ(shared_bodies(), 1);
+  create_session(*stub, "default", true, {"material.E=2e4"});
+  EXPECT_EQ(shared_bodies(), 2);
+}
+
+TEST_F(Sessions, UploadedMeshBecomesASession) {
+  auto stub = server_->stub();
+  v1::CreateSessionRequest request;
+  v1::UploadedMesh& mesh = *request.mutable_uploaded_mesh();
+  mesh.set_format(v1::MESH_FORMAT_TETGEN);
+  mesh.set_content(read_file(SOFTBODY_PROJECT_MESHES "/knight.node"));
+  mesh.set_tetgen_elements(read_file(SOFTBODY_PROJECT_MESHES "/knight.ele"));
+  mesh.set_file_name("knight");
+  mesh.set_scene_json(R"({"mesh": {"fit_height": 0.1, "lowest_y": 0},
+      "material": {"E": 3e4, "nu": 0.4, "density": 1000}, "dt": 0.01})");
+  request.set_start_paused(true);
+  v1::SessionInfo info;
+  const grpc::Status status = stub->CreateSession(context().get(), request, &info);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(info.num_vertices(), 554);
+  EXPECT_NEAR(info.rest_bounds().max().y() - info.rest_bounds().min().y(), 0.1, 1e-9);
+  // Its snapshot carries the mesh, so it restores anywhere.
+  const v1::Snapshot snap = snapshot(*stub, info.id());
+  EXPECT_EQ(snap.uploaded_mesh().content().size(), mesh.content().size());
+  v1::CreateSessionRequest restore;
+  *restore.mutable_snapshot() = snap;
+  ASSERT_TRUE(stub->CreateSession(context().get(), restore, &info).ok());
+}
+
+TEST_F(Sessions, MalformedRequestsGetAClearStatusAndHarmNothing) {
+  auto stub = server_->stub();
+  const v1::SessionInfo bystander = create_session(*stub, "default", false);
+  auto create = [&](const v1::CreateSessionRequest& r) {
+    v1::SessionInfo info;
+    return stub->CreateSession(context().get(), r, &info);
+  };
+  v1::CreateSessionRequest r;
+  EXPECT_EQ(create(r).error_code(), grpc::StatusCode::INVALID_ARGUMENT);  // no source
+
+  r.set_scene_name("no-such-scene");
+  grpc::Status s = create(r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_NE(s.error_message().find("available: "), std::string::npos);
+  r.set_scene_name("../../etc/passwd");
+  EXPECT_EQ(create(r).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+
+  r.set_scene_name("default");
+  r.add_overrides("material.E=-5");
+  s = create(r);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("/material/E"), std::string::npos) << s.error_message();
+  r.clear_overrides();
+  r.add_overrides("no equals sign");
+  EXPECT_NE(create(r).error_message().find("overrides[0]"), std::string::npos);
+
+  v1::CreateSessionRequest j;
+  j.set_scene_json("{not json");
+  s = create(j);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("scene_json"), std::string::npos);
+  j.set_scene_json(R"({"mesh": {"file": "/etc/passwd"}, "material": {"E": 1, "nu": 0.3, "density": 1}})");
+  EXPECT_NE(create(j).error_message().find("/mesh/file"), std::string::npos);
+
+  v1::CreateSessionRequest u;
+  u.mutable_uploaded_mesh()->set_format(v1::MESH_FORMAT_MEDIT);
+  u.mutable_uploaded_mesh()->set_file_name("broken.mesh");
+  u.mutable_uploaded_mesh()->set_content(
+      "MeshVersionFormatted 2\nDimension 3\nVertices\n2\n0 0 0 0\n1 nan 0 0\nEnd\n");
+  s = create(u);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("uploaded_mesh.content: broken.mesh"), std::string::npos)
+      << s.error_message();
+  u.mutable_uploaded_mesh()->set_format(v1::MESH_FORMAT_UNSPECIFIED);
+  EXPECT_NE(create(u).error_message().find("uploaded_mesh.format"), std::string::npos);
+  // Garbage of every kind in every format never crashes the server.
+  for (int format = 1; format <= 5; ++format) {
+    for (const char* garbage : {"", "\x00\x01\x02", "$MeshFormat\n4.1 1 8\n\x01\x00\x00\x00",
+                                "<VTKFile type=\"UnstructuredGrid\"><Piece NumberOfPoints=\"-5\">",
+                                "99999999999 3 0 0\n"}) {
+      u.mutable_uploaded_mesh()->set_format(static_cast<v1::MeshFormat>(format));
+      u.mutable_uploaded_mesh()->set_content(garbage);
+      u.mutable_uploaded_mesh()->set_tetgen_elements(garbage);
+      EXPECT_EQ(create(u).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    }
+  }
+  // Too big for the message limit (64 MiB by default).
+  v1::CreateSessionRequest huge;
+  huge.mutable_uploaded_mesh()->set_format(v1::MESH_FORMAT_GMSH);
+  huge.mutable_uploaded_mesh()->set_content(std::string(70u << 20, ' '));
+  EXPECT_EQ(create(huge).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+
+  v1::GetSessionRequest get;
+  v1::SessionInfo info;
+  EXPECT_EQ(stub->GetSession(context().get(), get, &info).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  // The bystander kept stepping through all of this, and still steps.
+  ASSERT_TRUE(control(*stub, bystander.id(), v1::CONTROL_ACTION_PAUSE).ok());
+  const long before = get_session(*stub, bystander.id()).last_step().step();
+  EXPECT_GT(before, 0);
+  ASSERT_TRUE(control(*stub, bystander.id(), v1::CONTROL_ACTION_STEP, 2, &info).ok());
+  EXPECT_EQ(info.last_step().step(), before + 2);
+  EXPECT_TRUE(server_->alive());
+}
+
+TEST_F(Sessions, SessionLimitIsResourceExhausted) {
+  auto stub = server_->stub();
+  for (int i = 0; i < 6; ++i) create_session(*stub, "default", true);
+  v1::CreateSessionRequest r;
+  r.set_scene_name("default");
+  v1::SessionInfo info;
+  const grpc::Status s = stub->CreateSession(context().get(), r, &info);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(s.error_message().find("--max-sessions"), std::string::npos);
+}
+
+TEST_F(Sessions, HealthServiceAndHttpEndpoints) {
+  auto health = grpc::health::v1::Health::NewStub(server_->channel());
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service("softbody.v1.Simulation");
+  grpc::health::v1::HealthCheckResponse response;
+  ASSERT_TRUE(health->Check(context().get(), request, &response).ok());
+  EXPECT_EQ(response.status(), grpc::health::v1::HealthCheckResponse::SERVING);
+
+  EXPECT_EQ(http_get(server_->http_port(), "/healthz"), std::make_pair(200, std::string("ok\n")));
+  EXPECT_EQ(http_get(server_->http_port(), "/nope").first, 404);
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "default", true);
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3).ok());
+  const auto [code, metrics] = http_get(server_->http_port(), "/metrics");
+  EXPECT_EQ(code, 200);
+  for (const char* name :
+       {"softbody_sessions 1", "# TYPE softbody_step_duration_seconds histogram",
+        "softbody_step_duration_seconds_bucket{le=\"+Inf\"}", "softbody_haptic_reply_seconds_count",
+        "softbody_frames_dropped_total", "softbody_rollbacks_total",
+        "softbody_real_time_factor_bucket"}) {
+    EXPECT_NE(metrics.find(name), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace softbody::test

@@ -1,0 +1,359 @@
+// Streams over real gRPC: state frames (rate, codec error bound, drop accounting, a stalled
+// subscriber), tool interaction (a reply per command, the force between steps), and shutdown.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <thread>
+
+#include "codec/frame_codec.h"
+#include "tests/server/api_helpers.h"
+#include "tests/server/server_process.h"
+
+namespace softbody::test {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class Streams : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new ServerProcess(); }
+  static void TearDownTestSuite() {
+    EXPECT_EQ(server_->terminate(), 0) << server_->log();
+    delete server_;
+  }
+  static ServerProcess* server_;
+};
+ServerProcess* Streams::server_ = nullptr;
+
+std::vector<double> decode(codec::FrameDecoder& decoder, const v1::StateFrame& frame) {
+  std::vector<double> xyz;
+  std::string error;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(frame.positions().data());
+  EXPECT_TRUE(decoder.decode({bytes, frame.positions().size()}, xyz, error)) << error;
+  return xyz;
+}
+
+TEST_F(Streams, FramesHonourTheRateAndAccountForEveryStep) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "default", false);  // 50 Hz steps
+  v1::StreamStateRequest request;
+  request.set_session_id(s.id());
+  request.set_max_rate_hz(20);
+  auto ctx = context();
+  auto reader = stub->StreamState(ctx.get(), request);
+  v1::StateFrame frame;
+  std::vector<v1::StateFrame> frames;
+  Clock::time_point first;
+  while (frames.size() < 15 && reader->Read(&frame)) {
+    if (frames.empty()) first = Clock::now();
+    frames.push_back(frame);
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - first).count();
+  ctx->TryCancel();
+  ASSERT_EQ(frames.size(), 15u);
+  // Never faster than asked (the server paces); slower only when the machine is.
+  EXPECT_LE(14 / seconds, 20 * 1.15);
+  // Every step in between was either sent or counted as dropped.
+  for (size_t i = 1; i < frames.size(); ++i) {
+    EXPECT_EQ(frames[i].stats().step() - frames[i - 1].stats().step(),
+              1 + frames[i].frames_dropped())
+        << i;
+    EXPECT_EQ(frames[i].sequence(), i);
+  }
+}
+
+TEST_F(Streams, QuantizedFramesStayWithinTheirErrorBound) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "default", true);
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 40).ok());  // deformed by the pusher
+  v1::GetTopologyRequest topology_request;
+  topology_request.set_session_id(s.id());
+  v1::Topology topology;
+  ASSERT_TRUE(stub->GetTopology(context().get(), topology_request, &topology).ok());
+  EXPECT_EQ(topology.surface_triangles_size() % 3, 0);
+  EXPECT_EQ(static_cast<int>(topology.rest_positions_size()), 3 * topology.num_vertices());
+
+  // The exact positions, from a snapshot of the paused session.
+  const v1::Snapshot snap = snapshot(*stub, s.id());
+  for (const double bound : {1e-3, 1e-4}) {
+    v1::StreamStateRequest request;
+    request.set_session_id(s.id());
+    request.set_error_bound(bound);
+    auto ctx = context();
+    auto reader = stub->StreamState(ctx.get(), request);
+    v1::StateFrame frame;
+    ASSERT_TRUE(reader->Read(&frame));
+    ctx->TryCancel();
+    codec::FrameDecoder decoder;
+    const std::vector<double> xyz = decode(decoder, frame);
+    ASSERT_EQ(static_cast<int>(xyz.size()), 3 * topology.surface_vertex_ids_size());
+    const auto& box = topology.rest_bounds();
+    const double diagonal = std::hypot(box.max().x() - box.min().x(), box.max().y() - box.min().y(),
+                                       box.max().z() - box.min().z());
+    double worst = 0;
+    for (int i = 0; i < topology.surface_vertex_ids_size(); ++i) {
+      const int v = static_cast<int>(topology.surface_vertex_ids(i));
+      double d2 = 0;
+      for (int k = 0; k < 3; ++k)
+        d2 += std::pow(xyz[static_cast<size_t>(3 * i + k)] - snap.positions(3 * v + k), 2);
+      worst = std::max(worst, std::sqrt(d2));
+    }
+    EXPECT_LE(worst, bound * diagonal) << bound;
+    EXPECT_GT(worst, 0.2 * bound * diagonal) << bound;  // really quantized at that bound
+    EXPECT_LE(frame.positions().size(), codec::kHeaderBytes + codec::kGridBytes + 6 * xyz.size() / 3);
+  }
+  v1::StreamStateRequest bad;
+  bad.set_session_id(s.id());
+  bad.set_max_rate_hz(1e9);
+  auto ctx = context();
+  auto reader = stub->StreamState(ctx.get(), bad);
+  v1::StateFrame frame;
+  EXPECT_FALSE(reader->Read(&frame));
+  const grpc::Status status = reader->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("max_rate_hz"), std::string::npos);
+}
+
+TEST_F(Streams, AStalledSubscriberSlowsNobody) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "default", false);
+  v1::StreamStateRequest request;
+  request.set_session_id(s.id());
+  request.set_vertices(v1::VERTEX_SET_ALL);
+  request.set_encoding(v1::POSITION_ENCODING_RAW_FLOAT32);  // big frames fill the windows fast
+  // The stalled client gets its own connection with small HTTP/2 windows, so the server's
+  // writes block after a few frames instead of filling megabytes of buffers.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 16 * 1024);
+  args.SetInt("grpc.stalled_test_channel", 1);  // never shared with the live channel
+  auto stalled_stub = v1::Simulation::NewStub(grpc::CreateCustomChannel(
+      "127.0.0.1:" + std::to_string(server_->grpc_port()), grpc::InsecureChannelCredentials(), args));
+  auto stalled_ctx = context(120);
+  auto stalled = stalled_stub->StreamState(stalled_ctx.get(), request);  // never read (yet)
+
+  auto live_ctx = context();
+  auto live = stub->StreamState(live_ctx.get(), request);
+  v1::StateFrame frame;
+  long first_step = -1, last_step = -1;
+  int frames = 0;
+  const auto start = Clock::now();
+  while (Clock::now() - start < std::chrono::seconds(3) && live->Read(&frame)) {
+    if (first_step < 0) first_step = frame.stats().step();
+    last_step = frame.stats().step();
+    ++frames;
+  }
+  live_ctx->TryCancel();
+  // The session went on stepping (50 Hz) and the live subscriber saw it: at least a third of the
+  // real-time rate even on a loaded machine.
+  EXPECT_GT(last_step - first_step, 50);
+  EXPECT_GT(frames, 50);
+  // The stalled one now reads: after what was buffered in transit it gets the newest state, with
+  // the missed steps counted.
+  long sum = 0, first = -1, last = -1;
+  std::uint32_t max_dropped = 0;
+  const long session_step = get_session(*stub, s.id()).last_step().step();
+  while (stalled->Read(&frame)) {
+    if (first < 0) first = frame.stats().step();
+    else sum += 1 + frame.frames_dropped();
+    last = frame.stats().step();
+    max_dropped = std::max(max_dropped, frame.frames_dropped());
+    if (last >= session_step) break;
+  }
+  stalled_ctx->TryCancel();
+  EXPECT_GT(max_dropped, 20u);
+  EXPECT_EQ(sum, last - first);
+}
+
+// A sphere tool command at (x, y, z).
+v1::ToolCommand poke(const std::string& session, std::uint64_t seq, double x, double y,
+                     double radius, double z = 0) {
+  v1::ToolCommand c;
+  c.set_session_id(session);
+  c.set_sequence(seq);
+  c.set_client_time_s(static_cast<double>(seq));
+  c.mutable_pose()->mutable_position()->set_x(x);
+  c.mutable_pose()->mutable_position()->set_y(y);
+  c.mutable_pose()->mutable_position()->set_z(z);
+  c.set_mode(v1::TOOL_MODE_POKE);
+  c.set_radius(radius);
+  return c;
+}
+
+TEST_F(Streams, EveryCommandGetsItsReplyInOrder) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "default", false);
+  auto ctx = context(60);
+  auto stream = stub->Interact(ctx.get());
+  constexpr int kCommands = 2000;
+  std::thread writer([&] {
+    for (int i = 0; i < kCommands; ++i)
+      stream->Write(poke(s.id(), static_cast<std::uint64_t>(i), 0.2 - 1e-4 * (i % 500), 0.1, 0.02));
+    stream->WritesDone();
+  });
+  v1::ForceReply reply;
+  int received = 0;
+  while (stream->Read(&reply)) {
+    EXPECT_EQ(reply.sequence(), static_cast<std::uint64_t>(received));
+    EXPECT_EQ(reply.client_time_s(), static_cast<double>(received));
+    EXPECT_TRUE(reply.rejected().empty());
+    EXPECT_EQ(reply.model().dforce_dposition().values_size(), 9);
+    ++received;
+  }
+  writer.join();
+  EXPECT_TRUE(stream->Finish().ok());
+  EXPECT_EQ(received, kCommands);
+}
+
+TEST_F(Streams, ForceFollowsTheToolBetweenSteps) {
+  auto stub = server_->stub();
+  // The cantilever beam (0.2 x 0.04 x 0.04 m), paused: no step happens while the tool moves, so
+  // every change of force is the coupling model's (the SOFA #5158 class of bug would give a
+  // constant force here).
+  const v1::SessionInfo s = create_session(*stub, "cantilever", true);
+  const double radius = 0.02, x = 0.15, z = 0.02;
+  const double y0 = s.rest_bounds().max().y() + radius + 0.003;
+  auto ctx = context();
+  auto stream = stub->Interact(ctx.get());
+  std::vector<double> fy;
+  v1::ForceReply reply;
+  for (int i = 0; i < 19; ++i) {  // down 1 mm per command, at most 15 mm deep
+    ASSERT_TRUE(stream->Write(poke(s.id(), static_cast<std::uint64_t>(i), x, y0 - 1e-3 * i, radius, z)));
+    ASSERT_TRUE(stream->Read(&reply));
+    ASSERT_TRUE(reply.rejected().empty()) << reply.rejected();
+    EXPECT_EQ(reply.model().step(), 0);
+    fy.push_back(reply.force().y());
+  }
+  EXPECT_EQ(fy[0], 0.0);  // starts out of contact
+  EXPECT_EQ(fy[2], 0.0);
+  // Pushing down, the beam pushes the tool up, harder with every millimetre.
+  for (size_t i = 4; i < fy.size(); ++i) {
+    EXPECT_GT(fy[i], fy[i - 1]) << i;
+  }
+  EXPECT_GT(fy.back(), 5 * fy[4]);
+  // The model's stiffness says the same: dFy/dy < 0 in contact.
+  EXPECT_LT(reply.model().dforce_dposition().values(4), 0);
+
+  // The next step uses the newest pose: the beam is pushed down.
+  const v1::Snapshot before = snapshot(*stub, s.id());
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3).ok());
+  const v1::Snapshot after = snapshot(*stub, s.id());
+  double most_pushed = 0;
+  for (int i = 1; i < after.positions_size(); i += 3)
+    most_pushed = std::min(most_pushed, after.positions(i) - before.positions(i));
+  EXPECT_LT(most_pushed, -1e-3);
+  const double y = y0;
+
+  // A NaN pose is answered (zero force, the reason) and the stream goes on.
+  v1::ToolCommand nan = poke(s.id(), 100, std::nan(""), y, radius, z);
+  ASSERT_TRUE(stream->Write(nan));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.sequence(), 100u);
+  EXPECT_EQ(reply.rejected(), "pose.position: not finite");
+  EXPECT_EQ(reply.force().x(), 0.0);
+  v1::ToolCommand huge = poke(s.id(), 101, x, y, 50.0, z);  // absurd radius
+  ASSERT_TRUE(stream->Write(huge));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_NE(reply.rejected().find("radius"), std::string::npos);
+  ASSERT_TRUE(stream->Write(poke(s.id(), 102, x, y0 - 0.02, radius, z)));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_TRUE(reply.rejected().empty());
+  EXPECT_GT(reply.force().y(), 0);
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(Streams, GrabPullsTheNearestSurfaceVertex) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "default", true, {"obstacles=[]"});
+  const double top = s.rest_bounds().max().y();
+  auto ctx = context();
+  auto stream = stub->Interact(ctx.get());
+  v1::ToolCommand grab;
+  grab.set_session_id(s.id());
+  grab.set_mode(v1::TOOL_MODE_GRAB);
+  grab.mutable_pose()->mutable_position()->set_y(top + 0.01);  // 1 cm above the top
+  grab.set_grab_stiffness(100);
+  v1::ForceReply reply;
+  ASSERT_TRUE(stream->Write(grab));
+  ASSERT_TRUE(stream->Read(&reply));
+  // The spring pulls the tool down toward the grabbed vertex: F = k (p - x).
+  EXPECT_LT(reply.force().y(), 0);
+  EXPECT_NEAR(reply.model().dforce_dposition().values(4), -100, 1e-9);
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 10).ok());
+  const v1::Snapshot snap = snapshot(*stub, s.id());
+  double highest = -1;
+  for (int i = 1; i < snap.positions_size(); i += 3) highest = std::max(highest, snap.positions(i));
+  EXPECT_GT(highest, top + 1e-4);  // lifted toward the tool
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
+TEST_F(Streams, DeletingASessionEndsItsStreams) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "default", false);
+  v1::StreamStateRequest request;
+  request.set_session_id(s.id());
+  auto state_ctx = context();
+  auto state = stub->StreamState(state_ctx.get(), request);
+  auto tool_ctx = context();
+  auto tool = stub->Interact(tool_ctx.get());
+  v1::ForceReply reply;
+  ASSERT_TRUE(tool->Write(poke(s.id(), 0, 1, 1, 0.01)));
+  ASSERT_TRUE(tool->Read(&reply));
+  v1::StateFrame frame;
+  ASSERT_TRUE(state->Read(&frame));
+  v1::DeleteSessionRequest del;
+  del.set_session_id(s.id());
+  v1::DeleteSessionResponse response;
+  ASSERT_TRUE(stub->DeleteSession(context().get(), del, &response).ok());
+  while (state->Read(&frame)) {
+  }
+  grpc::Status status = state->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(status.error_message(), "session deleted");
+  while (tool->Read(&reply)) {
+  }
+  status = tool->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
+  EXPECT_EQ(status.error_message(), "session deleted");
+  // A stream for a missing session is refused at once.
+  auto late_ctx = context();
+  auto late = stub->Interact(late_ctx.get());
+  late->Write(poke(s.id(), 0, 1, 1, 0.01));
+  EXPECT_FALSE(late->Read(&reply));
+  EXPECT_EQ(late->Finish().error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST(Shutdown, SigtermEndsStreamsWithAClearStatusAndExitsCleanly) {
+  ServerProcess server;
+  auto stub = server.stub();
+  const v1::SessionInfo s = create_session(*stub, "default", false);
+  v1::StreamStateRequest request;
+  request.set_session_id(s.id());
+  auto state_ctx = context();
+  auto state = stub->StreamState(state_ctx.get(), request);
+  auto tool_ctx = context();
+  auto tool = stub->Interact(tool_ctx.get());
+  v1::ForceReply reply;
+  ASSERT_TRUE(tool->Write(poke(s.id(), 0, 1, 1, 0.01)));
+  ASSERT_TRUE(tool->Read(&reply));
+  v1::StateFrame frame;
+  ASSERT_TRUE(state->Read(&frame));
+  std::thread stop([&] { EXPECT_EQ(server.terminate(), 0) << server.log(); });
+  while (state->Read(&frame)) {
+  }
+  grpc::Status status = state->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(status.error_message(), "the server is shutting down");
+  while (tool->Read(&reply)) {
+  }
+  status = tool->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(status.error_message(), "the server is shutting down");
+  stop.join();
+  EXPECT_NE(server.log().find("event=shutdown_complete"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace softbody::test
