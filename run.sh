@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs softbody on the default scene.
-# Until the server exists (issue 4), this runs the headless simulator on scenes/default.json: a
-# progress bar while it runs, then a JSON summary (real-time factor, solver iterations, ...).
+# Installs what is missing, builds, and starts softbody-server with the default scene preloaded:
+# gRPC on port 50051, /healthz and /metrics on http://localhost:8080 (the browser client joins this
+# port with issue 6). Extra arguments go to the server (softbody-server --help); Ctrl-C stops it.
 set -euo pipefail
 cd "$(dirname "$0")"
 scripts/install-deps.sh
-scripts/build.sh softbody-sim
-exec build/release/engine/cli/softbody-sim run scenes/default.json "$@"
+scripts/build.sh softbody-server
+exec build/release/server/softbody-server --scenes scenes --preload default "$@"

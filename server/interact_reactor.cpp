@@ -40,8 +40,13 @@ bool InteractReactor::attach(const v1::ToolCommand& first) {
 
 void InteractReactor::OnReadDone(bool ok) {
   const Clock::time_point received = Clock::now();
-  if (!ok) {  // the client closed its side: done
-    finish(grpc::Status::OK);
+  if (!ok) {
+    // The client closed its side: finish once every queued reply is written.
+    std::unique_lock lock(mutex_);
+    reads_done_ = true;
+    const bool drained = !writing_;
+    lock.unlock();
+    if (drained) finish(grpc::Status::OK);
     return;
   }
   if (!session_ && !attach(command_)) return;
@@ -98,7 +103,7 @@ void InteractReactor::answer(const v1::ToolCommand& command, Clock::time_point r
 }
 
 void InteractReactor::OnWriteDone(bool ok) {
-  std::lock_guard lock(mutex_);
+  std::unique_lock lock(mutex_);
   replies_.pop_front();
   if (!ok || finished_) {
     writing_ = false;
@@ -106,9 +111,12 @@ void InteractReactor::OnWriteDone(bool ok) {
   }
   if (!replies_.empty()) {
     StartWrite(&replies_.front());
-  } else {
-    writing_ = false;
+    return;
   }
+  writing_ = false;
+  const bool done = reads_done_;
+  lock.unlock();
+  if (done) finish(grpc::Status::OK);
 }
 
 void InteractReactor::finish(const grpc::Status& status) {

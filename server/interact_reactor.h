@@ -36,6 +36,7 @@ class InteractReactor final
   std::mutex mutex_;  // guards the reply queue and the finished flag
   std::deque<softbody::v1::ForceReply> replies_;
   bool writing_ = false;
+  bool reads_done_ = false;  // the client half-closed; finish when the queue is written
   bool finished_ = false;
 
   std::shared_ptr<Session> session_;

@@ -80,8 +80,9 @@ int main(int argc, char** argv) {
   app.add_option("--max-message-mb", max_message_mb, "largest request message [MiB]")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
-      ->capture_default_str();
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (last wins)")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option(
       "--ready-file", ready_file,
       "write {\"grpc_port\", \"http_port\"} here once listening (for tests and scripts)");

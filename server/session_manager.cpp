@@ -373,7 +373,9 @@ void SessionManager::remove(const std::string& id, const grpc::Status& reason) {
                logfmt_value(reason.error_message()));
 }
 
-void SessionManager::pause(const std::shared_ptr<Session>& s) { s->pause_stepping(); }
+void SessionManager::pause(const std::shared_ptr<Session>& s) {
+  s->pause_stepping();
+}
 
 void SessionManager::resume(const std::shared_ptr<Session>& s) {
   if (s->running.exchange(true)) return;

@@ -11,7 +11,7 @@ namespace softbody::server {
 
 struct StreamLimits {
   double max_rate_hz = 1000;
-  int max_pending_replies = 1024;  // an Interact client that stops reading is disconnected
+  int max_pending_replies = 8192;  // an Interact client that stops reading is disconnected
 };
 
 class SimulationService final : public softbody::v1::Simulation::WithCallbackMethod_Interact<

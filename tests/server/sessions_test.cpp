@@ -5,16 +5,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "tests/server/api_helpers.h"
 #include "server/grpc_health.grpc.pb.h"
-#include "tests/server/server_process.h"
+#include "tests/server/api_helpers.h"
+#include "tests/server/test_server.h"
 
 namespace softbody::test {
 namespace {
 
 class Sessions : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { server_ = new ServerProcess({"--max-sessions", "6"}); }
+  static void SetUpTestSuite() { server_ = new TestServer({"--max-sessions", "6"}); }
   static void TearDownTestSuite() {
     EXPECT_EQ(server_->terminate(), 0) << server_->log();
     delete server_;
@@ -31,9 +31,9 @@ class Sessions : public ::testing::Test {
       stub->DeleteSession(context().get(), request, &response);
     }
   }
-  static ServerProcess* server_;
+  static TestServer* server_;
 };
-ServerProcess* Sessions::server_ = nullptr;
+TestServer* Sessions::server_ = nullptr;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -225,7 +225,8 @@ TEST_F(Sessions, MalformedRequestsGetAClearStatusAndHarmNothing) {
   s = create(j);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(s.error_message().find("scene_json"), std::string::npos);
-  j.set_scene_json(R"({"mesh": {"file": "/etc/passwd"}, "material": {"E": 1, "nu": 0.3, "density": 1}})");
+  j.set_scene_json(
+      R"({"mesh": {"file": "/etc/passwd"}, "material": {"E": 1, "nu": 0.3, "density": 1}})");
   EXPECT_NE(create(j).error_message().find("/mesh/file"), std::string::npos);
 
   v1::CreateSessionRequest u;
@@ -295,11 +296,10 @@ TEST_F(Sessions, HealthServiceAndHttpEndpoints) {
   ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3).ok());
   const auto [code, metrics] = http_get(server_->http_port(), "/metrics");
   EXPECT_EQ(code, 200);
-  for (const char* name :
-       {"softbody_sessions 1", "# TYPE softbody_step_duration_seconds histogram",
-        "softbody_step_duration_seconds_bucket{le=\"+Inf\"}", "softbody_haptic_reply_seconds_count",
-        "softbody_frames_dropped_total", "softbody_rollbacks_total",
-        "softbody_real_time_factor_bucket"}) {
+  for (const char* name : {"softbody_sessions 1", "# TYPE softbody_step_duration_seconds histogram",
+                           "softbody_step_duration_seconds_bucket{le=\"+Inf\"}",
+                           "softbody_haptic_reply_seconds_count", "softbody_frames_dropped_total",
+                           "softbody_rollbacks_total", "softbody_real_time_factor_bucket"}) {
     EXPECT_NE(metrics.find(name), std::string::npos) << name;
   }
 }

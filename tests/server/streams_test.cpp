@@ -7,7 +7,7 @@
 
 #include "codec/frame_codec.h"
 #include "tests/server/api_helpers.h"
-#include "tests/server/server_process.h"
+#include "tests/server/test_server.h"
 
 namespace softbody::test {
 namespace {
@@ -16,14 +16,14 @@ using Clock = std::chrono::steady_clock;
 
 class Streams : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { server_ = new ServerProcess(); }
+  static void SetUpTestSuite() { server_ = new TestServer(); }
   static void TearDownTestSuite() {
     EXPECT_EQ(server_->terminate(), 0) << server_->log();
     delete server_;
   }
-  static ServerProcess* server_;
+  static TestServer* server_;
 };
-ServerProcess* Streams::server_ = nullptr;
+TestServer* Streams::server_ = nullptr;
 
 std::vector<double> decode(codec::FrameDecoder& decoder, const v1::StateFrame& frame) {
   std::vector<double> xyz;
@@ -100,7 +100,8 @@ TEST_F(Streams, QuantizedFramesStayWithinTheirErrorBound) {
     }
     EXPECT_LE(worst, bound * diagonal) << bound;
     EXPECT_GT(worst, 0.2 * bound * diagonal) << bound;  // really quantized at that bound
-    EXPECT_LE(frame.positions().size(), codec::kHeaderBytes + codec::kGridBytes + 6 * xyz.size() / 3);
+    EXPECT_LE(frame.positions().size(),
+              codec::kHeaderBytes + codec::kGridBytes + 6 * xyz.size() / 3);
   }
   v1::StreamStateRequest bad;
   bad.set_session_id(s.id());
@@ -127,8 +128,9 @@ TEST_F(Streams, AStalledSubscriberSlowsNobody) {
   args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 16 * 1024);
   args.SetInt("grpc.stalled_test_channel", 1);  // never shared with the live channel
-  auto stalled_stub = v1::Simulation::NewStub(grpc::CreateCustomChannel(
-      "127.0.0.1:" + std::to_string(server_->grpc_port()), grpc::InsecureChannelCredentials(), args));
+  auto stalled_stub = v1::Simulation::NewStub(
+      grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(server_->grpc_port()),
+                                grpc::InsecureChannelCredentials(), args));
   auto stalled_ctx = context(120);
   auto stalled = stalled_stub->StreamState(stalled_ctx.get(), request);  // never read (yet)
 
@@ -154,8 +156,10 @@ TEST_F(Streams, AStalledSubscriberSlowsNobody) {
   std::uint32_t max_dropped = 0;
   const long session_step = get_session(*stub, s.id()).last_step().step();
   while (stalled->Read(&frame)) {
-    if (first < 0) first = frame.stats().step();
-    else sum += 1 + frame.frames_dropped();
+    if (first < 0)
+      first = frame.stats().step();
+    else
+      sum += 1 + frame.frames_dropped();
     last = frame.stats().step();
     max_dropped = std::max(max_dropped, frame.frames_dropped());
     if (last >= session_step) break;
@@ -218,7 +222,8 @@ TEST_F(Streams, ForceFollowsTheToolBetweenSteps) {
   std::vector<double> fy;
   v1::ForceReply reply;
   for (int i = 0; i < 19; ++i) {  // down 1 mm per command, at most 15 mm deep
-    ASSERT_TRUE(stream->Write(poke(s.id(), static_cast<std::uint64_t>(i), x, y0 - 1e-3 * i, radius, z)));
+    ASSERT_TRUE(
+        stream->Write(poke(s.id(), static_cast<std::uint64_t>(i), x, y0 - 1e-3 * i, radius, z)));
     ASSERT_TRUE(stream->Read(&reply));
     ASSERT_TRUE(reply.rejected().empty()) << reply.rejected();
     EXPECT_EQ(reply.model().step(), 0);
@@ -326,7 +331,7 @@ TEST_F(Streams, DeletingASessionEndsItsStreams) {
 }
 
 TEST(Shutdown, SigtermEndsStreamsWithAClearStatusAndExitsCleanly) {
-  ServerProcess server;
+  TestServer server;
   auto stub = server.stub();
   const v1::SessionInfo s = create_session(*stub, "default", false);
   v1::StreamStateRequest request;

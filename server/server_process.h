@@ -1,5 +1,5 @@
-// Starts a real softbody-server on free loopback ports for integration tests and stops it with
-// SIGTERM, as an operator would.
+// Starts a real softbody-server child process on free loopback ports (for integration tests and
+// benchmarks) and stops it with SIGTERM, as an operator would.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -10,12 +10,14 @@
 
 #include "softbody/v1/simulation_service.grpc.pb.h"
 
-namespace softbody::test {
+namespace softbody::server {
 
 class ServerProcess {
  public:
-  // Extra command-line flags, e.g. {"--max-sessions", "2"}. Waits until the server listens.
-  explicit ServerProcess(std::vector<std::string> flags = {});
+  // `binary`: the softbody-server executable; `scenes`: its --scenes folder; extra flags, e.g.
+  // {"--max-sessions", "2"}. Waits until the server listens; throws if it does not start.
+  ServerProcess(const std::string& binary, const std::string& scenes,
+                std::vector<std::string> flags = {});
   ~ServerProcess();
 
   int grpc_port() const { return grpc_port_; }
@@ -36,4 +38,4 @@ class ServerProcess {
 // A GET on the server's HTTP port: status code and body.
 std::pair<int, std::string> http_get(int port, const std::string& path);
 
-}  // namespace softbody::test
+}  // namespace softbody::server

@@ -1,4 +1,4 @@
-#include "tests/server/server_process.h"
+#include "server/server_process.h"
 
 #include <arpa/inet.h>
 #include <signal.h>
@@ -14,15 +14,16 @@
 #include <stdexcept>
 #include <thread>
 
-namespace softbody::test {
+namespace softbody::server {
 
-ServerProcess::ServerProcess(std::vector<std::string> flags) {
+ServerProcess::ServerProcess(const std::string& binary, const std::string& scenes,
+                             std::vector<std::string> flags) {
   char pattern[] = "/tmp/softbody-server-test-XXXXXX";
   dir_ = mkdtemp(pattern);
   const std::string ready = dir_ + "/ready.json";
-  std::vector<std::string> args = {SOFTBODY_SERVER, "--grpc", "127.0.0.1:0", "--http",
-                                   "127.0.0.1:0", "--scenes", SOFTBODY_SCENES, "--preload", "",
-                                   "--ready-file", ready, "--log-level", "info"};
+  std::vector<std::string> args = {
+      binary,      "--grpc", "127.0.0.1:0",  "--http", "127.0.0.1:0", "--scenes", scenes,
+      "--preload", "",       "--ready-file", ready,    "--log-level", "info"};
   args.insert(args.end(), flags.begin(), flags.end());
   pid_ = fork();
   if (pid_ == 0) {
@@ -87,7 +88,9 @@ int ServerProcess::terminate(double timeout_s) {
   return -1;
 }
 
-bool ServerProcess::alive() const { return pid_ > 0 && kill(pid_, 0) == 0; }
+bool ServerProcess::alive() const {
+  return pid_ > 0 && kill(pid_, 0) == 0;
+}
 
 std::string ServerProcess::log() const {
   std::ifstream in(dir_ + "/server.log");
@@ -106,7 +109,8 @@ std::pair<int, std::string> http_get(int port, const std::string& path) {
     close(fd);
     return {0, ""};
   }
-  const std::string request = "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+  const std::string request =
+      "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
   (void)!write(fd, request.data(), request.size());
   std::string response;
   char buffer[4096];
@@ -119,4 +123,4 @@ std::pair<int, std::string> http_get(int port, const std::string& path) {
   return {std::stoi(response.substr(space + 1, 3)), response.substr(body + 4)};
 }
 
-}  // namespace softbody::test
+}  // namespace softbody::server
