@@ -20,6 +20,8 @@ Session::Session(std::string id, std::string label, Scene scene, SessionSource s
       model_(scene.model),
       integrator_(std::make_unique<Integrator>(model_)),
       state_(rest_state(*model_)) {
+  options_ = model_->options;
+  document_ = source_.document;
   rest_bounds_ = bounding_box(model_->rest);
   validity_cap_ = rest_bounds_.diagonal();
   iteration_cap_ = model_->options.solver.max_iterations;
@@ -29,18 +31,18 @@ Session::Session(std::string id, std::string label, Scene scene, SessionSource s
 Session::~Session() = default;
 
 double Session::dt() const {
-  std::lock_guard lock(state_mutex_);
-  return model_->options.dt;
+  std::lock_guard lock(settings_mutex_);
+  return options_.dt;
 }
 
 IntegratorOptions Session::options() const {
-  std::lock_guard lock(state_mutex_);
-  return model_->options;
+  std::lock_guard lock(settings_mutex_);
+  return options_;
 }
 
 nlohmann::json Session::document() const {
-  std::lock_guard lock(state_mutex_);
-  return source_.document;
+  std::lock_guard lock(settings_mutex_);
+  return document_;
 }
 
 std::shared_ptr<const PublishedState> Session::latest() const {
@@ -250,6 +252,11 @@ void Session::update_settings(const SettingsUpdate& u) {
     throw ApiError(grpc::StatusCode::FAILED_PRECONDITION, "settings: the mesh changed");
   source_.document = std::move(document);
   model_ = scene.model;
+  {
+    std::lock_guard settings_lock(settings_mutex_);
+    options_ = model_->options;
+    document_ = source_.document;
+  }
   integrator_ = std::make_unique<Integrator>(model_);
   iteration_cap_ = model_->options.solver.max_iterations;
   rtf_window_.clear();
@@ -257,8 +264,11 @@ void Session::update_settings(const SettingsUpdate& u) {
 }
 
 SessionSnapshot Session::snapshot() {
-  std::lock_guard lock(state_mutex_);
-  return {source_.scene_name, source_.document, source_.uploaded, state_, iteration_cap_.load()};
+  // The published state is exactly the state after the last step (or reset/restore), so a
+  // snapshot never waits for a step in progress.
+  const std::shared_ptr<const PublishedState> state = latest();
+  SimulationState s{state->p, state->v, state->t, state->step};
+  return {source_.scene_name, document(), source_.uploaded, std::move(s), iteration_cap_.load()};
 }
 
 void Session::restore(const SimulationState& state, int iteration_cap) {

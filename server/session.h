@@ -148,6 +148,11 @@ class Session {
   BoundingBox rest_bounds_;
   double validity_cap_ = 1;
 
+  // Copies of the settings for readers (gRPC threads must not wait for a step to read them).
+  mutable std::mutex settings_mutex_;
+  IntegratorOptions options_;
+  nlohmann::json document_;
+
   mutable std::mutex state_mutex_;  // model, integrator, state, source: held while stepping
   SessionSource source_;
   std::shared_ptr<const SimulationModel> model_;
