@@ -157,17 +157,33 @@ std::vector<SceneListing> SessionManager::list_scenes() const {
   return out;
 }
 
+void SessionManager::check_admission() {
+  if (shutting_down_) throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
+  if (static_cast<int>(sessions_.size()) >= options_.max_sessions) {
+    metrics_.requests_refused.fetch_add(1);
+    throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED, "the server holds its maximum of " +
+                                                             std::to_string(options_.max_sessions) +
+                                                             " sessions (--max-sessions)");
+  }
+}
+
+void SessionManager::check_mesh_size(const TetMesh& mesh, const std::string& field) {
+  if (mesh.num_vertices() <= options_.max_vertices &&
+      static_cast<long>(mesh.tets.size()) <= options_.max_tetrahedra)
+    return;
+  metrics_.requests_refused.fetch_add(1);
+  throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                 field + ": the mesh has " + std::to_string(mesh.num_vertices()) +
+                     " vertices and " + std::to_string(mesh.tets.size()) +
+                     " tetrahedra; this server accepts at most " +
+                     std::to_string(options_.max_vertices) + " and " +
+                     std::to_string(options_.max_tetrahedra));
+}
+
 std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& request) {
   {
     std::lock_guard lock(mutex_);
-    if (shutting_down_)
-      throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    if (static_cast<int>(sessions_.size()) >= options_.max_sessions) {
-      metrics_.requests_refused.fetch_add(1);
-      throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                     "the server holds its maximum of " + std::to_string(options_.max_sessions) +
-                         " sessions (--max-sessions)");
-    }
+    check_admission();
   }
   if (request.label().size() > 256) invalid_argument("label", "longer than 256 characters");
   if (!std::isfinite(request.idle_timeout_s()) || request.idle_timeout_s() < 0)
@@ -183,17 +199,7 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
     try {
       LoadedMesh loaded =
           load_mesh_content(data.format, data.file_name, data.content, data.elements);
-      if (loaded.mesh.num_vertices() > options_.max_vertices ||
-          static_cast<long>(loaded.mesh.tets.size()) > options_.max_tetrahedra) {
-        metrics_.requests_refused.fetch_add(1);
-        throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                       field + ".content: the mesh has " +
-                           std::to_string(loaded.mesh.num_vertices()) + " vertices and " +
-                           std::to_string(loaded.mesh.tets.size()) +
-                           " tetrahedra; this server accepts at most " +
-                           std::to_string(options_.max_vertices) + " and " +
-                           std::to_string(options_.max_tetrahedra));
-      }
+      check_mesh_size(loaded.mesh, field + ".content");
       source.uploaded_mesh = std::make_shared<const TetMesh>(std::move(loaded.mesh));
     } catch (const MeshError& e) {
       invalid_argument(field + ".content", e.what());
@@ -284,16 +290,7 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
     invalid_argument("scene", e.what());
   }
   const TetMesh& mesh = scene.body->mesh;
-  if (mesh.num_vertices() > options_.max_vertices ||
-      static_cast<long>(mesh.tets.size()) > options_.max_tetrahedra) {
-    metrics_.requests_refused.fetch_add(1);
-    throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                   "scene: the mesh has " + std::to_string(mesh.num_vertices()) + " vertices and " +
-                       std::to_string(mesh.tets.size()) +
-                       " tetrahedra; this server accepts at most " +
-                       std::to_string(options_.max_vertices) + " and " +
-                       std::to_string(options_.max_tetrahedra));
-  }
+  check_mesh_size(mesh, "scene");
 
   const std::string id = new_session_id();
   auto session = std::make_shared<Session>(id, request.label(), std::move(scene), std::move(source),
@@ -325,14 +322,7 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   }
   {
     std::lock_guard lock(mutex_);
-    if (shutting_down_)
-      throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    if (static_cast<int>(sessions_.size()) >= options_.max_sessions) {
-      metrics_.requests_refused.fetch_add(1);
-      throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                     "the server holds its maximum of " + std::to_string(options_.max_sessions) +
-                         " sessions (--max-sessions)");
-    }
+    check_admission();  // again: the server may have filled up or begun shutting down meanwhile
     sessions_[id] = session;
   }
   metrics_.sessions_created.fetch_add(1);

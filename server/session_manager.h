@@ -54,6 +54,11 @@ class SessionManager {
   int body_cache_size() const;
 
  private:
+  // Throws UNAVAILABLE while shutting down, RESOURCE_EXHAUSTED at --max-sessions; call with
+  // mutex_ held.
+  void check_admission();
+  // Throws RESOURCE_EXHAUSTED naming `field` when the mesh exceeds --max-vertices/tetrahedra.
+  void check_mesh_size(const TetMesh& mesh, const std::string& field);
   std::shared_ptr<const SceneBody> cached_body(
       const std::string& key, const std::function<std::shared_ptr<const SceneBody>()>& build);
 

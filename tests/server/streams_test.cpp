@@ -294,35 +294,52 @@ TEST_F(Streams, GrabPullsTheNearestSurfaceVertex) {
   EXPECT_TRUE(stream->Finish().ok());
 }
 
+// A session's state stream and tool stream, both open and carrying data.
+struct OpenStreams {
+  std::unique_ptr<grpc::ClientContext> state_ctx = context(), tool_ctx = context();
+  std::unique_ptr<grpc::ClientReader<v1::StateFrame>> state;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::ToolCommand, v1::ForceReply>> tool;
+
+  OpenStreams(v1::Simulation::Stub& stub, const std::string& session) {
+    v1::StreamStateRequest request;
+    request.set_session_id(session);
+    state = stub.StreamState(state_ctx.get(), request);
+    tool = stub.Interact(tool_ctx.get());
+    v1::ForceReply reply;
+    EXPECT_TRUE(tool->Write(poke(session, 0, 1, 1, 0.01)));
+    EXPECT_TRUE(tool->Read(&reply));
+    v1::StateFrame frame;
+    EXPECT_TRUE(state->Read(&frame));
+  }
+
+  // Reads both streams to their end; each must end with `code` and `message`.
+  void expect_both_end(grpc::StatusCode code, const std::string& message) {
+    v1::StateFrame frame;
+    while (state->Read(&frame)) {
+    }
+    grpc::Status status = state->Finish();
+    EXPECT_EQ(status.error_code(), code);
+    EXPECT_EQ(status.error_message(), message);
+    v1::ForceReply reply;
+    while (tool->Read(&reply)) {
+    }
+    status = tool->Finish();
+    EXPECT_EQ(status.error_code(), code);
+    EXPECT_EQ(status.error_message(), message);
+  }
+};
+
 TEST_F(Streams, DeletingASessionEndsItsStreams) {
   auto stub = server_->stub();
   const v1::SessionInfo s = create_session(*stub, "default", false);
-  v1::StreamStateRequest request;
-  request.set_session_id(s.id());
-  auto state_ctx = context();
-  auto state = stub->StreamState(state_ctx.get(), request);
-  auto tool_ctx = context();
-  auto tool = stub->Interact(tool_ctx.get());
-  v1::ForceReply reply;
-  ASSERT_TRUE(tool->Write(poke(s.id(), 0, 1, 1, 0.01)));
-  ASSERT_TRUE(tool->Read(&reply));
-  v1::StateFrame frame;
-  ASSERT_TRUE(state->Read(&frame));
+  OpenStreams streams(*stub, s.id());
   v1::DeleteSessionRequest del;
   del.set_session_id(s.id());
   v1::DeleteSessionResponse response;
   ASSERT_TRUE(stub->DeleteSession(context().get(), del, &response).ok());
-  while (state->Read(&frame)) {
-  }
-  grpc::Status status = state->Finish();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
-  EXPECT_EQ(status.error_message(), "session deleted");
-  while (tool->Read(&reply)) {
-  }
-  status = tool->Finish();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::CANCELLED);
-  EXPECT_EQ(status.error_message(), "session deleted");
+  streams.expect_both_end(grpc::StatusCode::CANCELLED, "session deleted");
   // A stream for a missing session is refused at once.
+  v1::ForceReply reply;
   auto late_ctx = context();
   auto late = stub->Interact(late_ctx.get());
   late->Write(poke(s.id(), 0, 1, 1, 0.01));
@@ -334,28 +351,9 @@ TEST(Shutdown, SigtermEndsStreamsWithAClearStatusAndExitsCleanly) {
   TestServer server;
   auto stub = server.stub();
   const v1::SessionInfo s = create_session(*stub, "default", false);
-  v1::StreamStateRequest request;
-  request.set_session_id(s.id());
-  auto state_ctx = context();
-  auto state = stub->StreamState(state_ctx.get(), request);
-  auto tool_ctx = context();
-  auto tool = stub->Interact(tool_ctx.get());
-  v1::ForceReply reply;
-  ASSERT_TRUE(tool->Write(poke(s.id(), 0, 1, 1, 0.01)));
-  ASSERT_TRUE(tool->Read(&reply));
-  v1::StateFrame frame;
-  ASSERT_TRUE(state->Read(&frame));
+  OpenStreams streams(*stub, s.id());
   std::thread stop([&] { EXPECT_EQ(server.terminate(), 0) << server.log(); });
-  while (state->Read(&frame)) {
-  }
-  grpc::Status status = state->Finish();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_EQ(status.error_message(), "the server is shutting down");
-  while (tool->Read(&reply)) {
-  }
-  status = tool->Finish();
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE);
-  EXPECT_EQ(status.error_message(), "the server is shutting down");
+  streams.expect_both_end(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
   stop.join();
   EXPECT_NE(server.log().find("event=shutdown_complete"), std::string::npos);
 }
