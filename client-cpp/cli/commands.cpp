@@ -1,0 +1,236 @@
+#include "client-cpp/cli/commands.h"
+
+#include <google/protobuf/util/json_util.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "client-cpp/devices/device_factory.h"
+#include "client-cpp/devices/recording.h"
+
+namespace softbody::client::cli {
+
+namespace v1 = softbody::v1;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::atomic<bool> interrupted{false};
+
+void on_interrupt(int) {
+  interrupted = true;
+}
+
+void catch_interrupts() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
+
+int fail(const Error& e) {
+  std::cerr << "softbody-client: " << e.to_string() << '\n';
+  return 1;
+}
+
+std::string to_json(const google::protobuf::Message& m) {
+  std::string out;
+  google::protobuf::util::JsonPrintOptions o;
+  o.add_whitespace = true;
+  o.preserve_proto_field_names = true;
+  (void)google::protobuf::util::MessageToJsonString(m, &out, o);
+  return out;
+}
+
+const char* status_name(v1::SessionStatus s) {
+  return s == v1::SESSION_STATUS_PAUSED ? "paused" : "running";
+}
+
+bool sleep_interruptible(double seconds) {
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(seconds));
+  while (Clock::now() < until) {
+    if (interrupted) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return !interrupted;
+}
+
+}  // namespace
+
+int list(Client& client, bool json) {
+  auto scenes = client.list_scenes();
+  if (!scenes) return fail(scenes.error());
+  auto sessions = client.list_sessions();
+  if (!sessions) return fail(sessions.error());
+  if (json) {
+    v1::ListSessionsResponse s;
+    for (const auto& info : *sessions) *s.add_sessions() = info;
+    v1::ListScenesResponse sc;
+    for (const auto& e : *scenes) *sc.add_scenes() = e;
+    std::cout << "{\"scenes\": " << to_json(sc) << ", \"sessions\": " << to_json(s) << "}\n";
+    return 0;
+  }
+  std::cout << "scenes:\n";
+  for (const auto& e : *scenes) std::cout << "  " << e.name() << "  " << e.description() << '\n';
+  std::cout << "sessions:\n";
+  if (sessions->empty()) std::cout << "  (none)\n";
+  for (const auto& s : *sessions) {
+    std::printf("  %s  %-12s %-8s %6d vertices  t=%.2f s  rtf %.2f  %d subscribers  %d tools  %s\n",
+                s.id().c_str(), s.scene_name().c_str(), status_name(s.status()), s.num_vertices(),
+                s.last_step().sim_time(), s.last_step().real_time_factor(), s.subscribers(),
+                s.tools(), s.label().c_str());
+  }
+  return 0;
+}
+
+int create(Client& client, const std::string& scene, const std::vector<std::string>& overrides,
+           const std::string& label, bool paused, bool json) {
+  auto made = client.create_session(scene, overrides, paused, label);
+  if (!made) return fail(made.error());
+  if (json)
+    std::cout << to_json(*made) << '\n';
+  else
+    std::cout << made->id() << '\n';
+  return 0;
+}
+
+int remove(Client& client, const std::string& id) {
+  auto r = client.delete_session(id);
+  return r ? 0 : fail(r.error());
+}
+
+int control(Client& client, const std::string& id, const std::string& action, int steps) {
+  const v1::ControlAction a = action == "pause"    ? v1::CONTROL_ACTION_PAUSE
+                              : action == "resume" ? v1::CONTROL_ACTION_RESUME
+                              : action == "reset"  ? v1::CONTROL_ACTION_RESET
+                                                   : v1::CONTROL_ACTION_STEP;
+  auto r = client.control(id, a, a == v1::CONTROL_ACTION_STEP ? steps : 0);
+  if (!r) return fail(r.error());
+  std::printf("%s  %s  step %lld  t=%.3f s\n", r->id().c_str(), status_name(r->status()),
+              static_cast<long long>(r->last_step().step()), r->last_step().sim_time());
+  return 0;
+}
+
+int watch(Client& client, const std::string& id, double duration_s, double rate_hz, bool json) {
+  catch_interrupts();
+  struct Window {
+    long frames = 0, dropped = 0;
+    double bytes = 0, vertices = 0;
+    v1::StepStatistics last;
+  };
+  std::mutex mutex;
+  Window window, total;
+  SubscriptionOptions o;
+  o.max_rate_hz = rate_hz;
+  std::optional<Error> ended;
+  auto subscription = client.subscribe(
+      id, o,
+      [&](const DecodedFrame& f) {
+        std::lock_guard lock(mutex);
+        for (Window* w : {&window, &total}) {
+          ++w->frames;
+          w->dropped += f.frames_dropped;
+          w->bytes += static_cast<double>(f.encoded_bytes);
+          w->vertices += static_cast<double>(f.positions.size() / 3);
+          w->last = f.stats;
+        }
+      },
+      [&](const Error& e) {
+        std::lock_guard lock(mutex);
+        ended = e;
+      });
+  const Clock::time_point start = Clock::now();
+  for (;;) {
+    const bool go_on = sleep_interruptible(1.0);
+    {
+      std::lock_guard lock(mutex);
+      const auto& s = window.last;
+      std::fprintf(stderr,
+                   "step %7lld  t=%8.2f s  %3ld frames/s  step %6.2f ms  %3d it  res %.1e  "
+                   "rtf %.2f  %.2f B/vertex  %ld dropped  %d contacts\n",
+                   static_cast<long long>(s.step()), s.sim_time(), window.frames, s.step_ms(),
+                   s.iterations(), s.residual(), s.real_time_factor(),
+                   window.vertices > 0 ? window.bytes / window.vertices : 0.0, window.dropped,
+                   s.contacts());
+      window = Window{};
+      if (ended && ended->code != grpc::StatusCode::CANCELLED) {
+        subscription.reset();
+        return fail(*ended);
+      }
+    }
+    if (!go_on) break;
+    if (duration_s > 0 && std::chrono::duration<double>(Clock::now() - start).count() >= duration_s)
+      break;
+  }
+  subscription->stop();
+  if (json) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    nlohmann::json j = {{"session", id},
+                        {"seconds", elapsed},
+                        {"frames", total.frames},
+                        {"frames_per_s", static_cast<double>(total.frames) / elapsed},
+                        {"frames_dropped_by_server", total.dropped},
+                        {"bytes_per_vertex", total.vertices > 0 ? total.bytes / total.vertices : 0},
+                        {"reconnects", subscription->reconnects()},
+                        {"last_step", total.last.step()},
+                        {"last_step_ms", total.last.step_ms()},
+                        {"last_real_time_factor", total.last.real_time_factor()}};
+    std::cout << j.dump(2) << '\n';
+  }
+  return 0;
+}
+
+int haptic(Client& client, const HapticCommandOptions& h) {
+  catch_interrupts();
+  auto session = client.get_session(h.session);
+  if (!session) return fail(session.error());
+  auto topology = client.topology(h.session);
+  if (!topology) return fail(topology.error());
+  std::unique_ptr<HapticDevice> device;
+  try {
+    device = make_device(h.device, default_pen_config(*topology, h.loop.tool.radius));
+    if (!h.record_path.empty())
+      device = std::make_unique<RecordingDevice>(std::move(device), h.record_path);
+  } catch (const std::exception& e) {
+    std::cerr << "softbody-client: " << e.what() << '\n';
+    return 1;
+  }
+  HapticLoop loop(*device, h.loop);
+  loop.connect(client, h.session);
+  loop.start();
+  std::fprintf(stderr, "haptic: %s at %.0f Hz on session %s\n", device->name().c_str(),
+               h.loop.rate_hz, h.session.c_str());
+  while (loop.running() && !interrupted) {
+    if (!loop.wait(1.0)) {
+      const HapticSnapshot s = loop.snapshot();
+      std::fprintf(
+          stderr,
+          "t=%6.1f s  %6.0f Hz  rtt %6.2f ms  model age %6.1f ms  force %6.3f %6.3f %6.3f N"
+          "  %d contacts%s\n",
+          s.time_s, s.loop_rate_hz, s.round_trip_ms, s.model_age_ms, s.force[0], s.force[1],
+          s.force[2], s.contacts, s.connected ? "" : "  DISCONNECTED");
+    }
+  }
+  loop.stop();
+  device.reset();  // closes a recording
+  const nlohmann::json report = loop.report();
+  if (h.json) {
+    std::cout << report.dump(2) << '\n';
+  } else {
+    std::printf("loop: %ld ticks at %.1f Hz (%s), jitter p50 %.1f us p99 %.1f us max %.1f us\n",
+                report["ticks"].get<long>(), report["achieved_rate_hz"].get<double>(),
+                report["placement"].get<std::string>().c_str(),
+                report["jitter_us"].value("p50", 0.0), report["jitter_us"].value("p99", 0.0),
+                report["jitter_us"].value("max", 0.0));
+    std::printf("replies: %ld of %ld, round trip p50 %.2f ms p99 %.2f ms; model age p50 %.1f ms\n",
+                report["replies_received"].get<long>(), report["commands_sent"].get<long>(),
+                report["round_trip_ms"].value("p50", 0.0),
+                report["round_trip_ms"].value("p99", 0.0),
+                report["model_age_ms"].value("p50", 0.0));
+  }
+  return 0;
+}
+
+}  // namespace softbody::client::cli

@@ -1,0 +1,30 @@
+// The subcommands of softbody-client. Each returns the process exit status and prints errors as
+// "softbody-client: STATUS: message".
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "client-cpp/client/client.h"
+#include "client-cpp/haptics/haptic_loop.h"
+
+namespace softbody::client::cli {
+
+struct HapticCommandOptions {
+  std::string session;
+  std::string device = "sim";
+  std::string record_path;  // record: the CSV to write
+  bool json = false;
+  HapticLoopOptions loop;
+};
+
+int list(Client& client, bool json);
+int create(Client& client, const std::string& scene, const std::vector<std::string>& overrides,
+           const std::string& label, bool paused, bool json);
+int remove(Client& client, const std::string& id);
+int control(Client& client, const std::string& id, const std::string& action, int steps);
+int watch(Client& client, const std::string& id, double duration_s, double rate_hz, bool json);
+// haptic and record: runs the loop; record also writes the device's motion and forces.
+int haptic(Client& client, const HapticCommandOptions& options);
+
+}  // namespace softbody::client::cli

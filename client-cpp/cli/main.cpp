@@ -1,0 +1,99 @@
+// softbody-client [--server ADDR] COMMAND: sessions, live statistics and the haptic loop from a
+// terminal (docs/client-cpp.md).
+#include <CLI/CLI.hpp>
+
+#include "client-cpp/cli/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace softbody::client;
+  ClientOptions client_options;
+  double deadline_s = 10;
+  CLI::App app{"softbody-client: talk to a softbody-server"};
+  app.require_subcommand(1);
+  app.add_option("--server", client_options.address, "server address")->capture_default_str();
+  app.add_option("--deadline", deadline_s, "seconds per request")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 3600.0));
+
+  bool json = false;
+  auto* list_cmd = app.add_subcommand("list", "scenes and sessions");
+  list_cmd->add_flag("--json", json, "JSON output");
+
+  std::string scene, label;
+  std::vector<std::string> overrides;
+  bool paused = false;
+  auto* create_cmd = app.add_subcommand("create", "create a session; prints its id");
+  create_cmd->add_option("--scene", scene, "scene name or .json scene file")->required();
+  create_cmd->add_option("--set", overrides, "scene override, e.g. /material/E=2e4");
+  create_cmd->add_option("--label", label, "free text shown in listings");
+  create_cmd->add_flag("--paused", paused, "start paused");
+  create_cmd->add_flag("--json", json, "print the session as JSON");
+
+  std::string id;
+  auto* delete_cmd = app.add_subcommand("delete", "delete a session");
+  delete_cmd->add_option("ID", id, "session id")->required();
+
+  std::string action;
+  int steps = 1;
+  auto* control_cmd = app.add_subcommand("control", "pause, resume, reset or step a session");
+  control_cmd->add_option("ID", id, "session id")->required();
+  control_cmd->add_option("ACTION", action, "pause|resume|reset|step")
+      ->required()
+      ->check(CLI::IsMember({"pause", "resume", "reset", "step"}));
+  control_cmd->add_option("--steps", steps, "steps for 'step'")->check(CLI::Range(1, 1000));
+
+  double duration = 0, rate = 30;
+  auto* watch_cmd = app.add_subcommand("watch", "subscribe and print live statistics each second");
+  watch_cmd->add_option("ID", id, "session id")->required();
+  watch_cmd->add_option("--duration", duration, "seconds (0: until interrupted)");
+  watch_cmd->add_option("--rate", rate, "frame rate to request [Hz]")->capture_default_str();
+  watch_cmd->add_flag("--json", json, "print a JSON summary at the end");
+
+  cli::HapticCommandOptions h;
+  auto add_loop_options = [&h](CLI::App* cmd) {
+    cmd->add_option("ID", h.session, "session id")->required();
+    cmd->add_option("--device", h.device, "sim[:CONFIG] | replay:FILE | plugin:PATH[:CONFIG]")
+        ->capture_default_str();
+    cmd->add_option("--rate", h.loop.rate_hz, "loop rate [Hz]")
+        ->capture_default_str()
+        ->check(CLI::Range(500.0, 4000.0));
+    cmd->add_option("--duration", h.loop.duration_s, "seconds (0: until the device finishes)")
+        ->capture_default_str();
+    cmd->add_option("--cpu", h.loop.placement.cpu, "core for the loop (-1: last, -2: any)")
+        ->capture_default_str();
+    cmd->add_flag("--realtime", h.loop.placement.realtime, "SCHED_FIFO priority (needs root)");
+    cmd->add_option("--max-force", h.loop.safety.max_force, "force clamp [N]")
+        ->capture_default_str();
+    cmd->add_option("--max-force-rate", h.loop.safety.max_force_rate, "force-rate clamp [N/s]")
+        ->capture_default_str();
+    cmd->add_option("--watchdog", h.loop.safety.watchdog_timeout_s,
+                    "ramp the force down when no model came for this long [s]")
+        ->capture_default_str();
+    cmd->add_option("--radius", h.loop.tool.radius, "tool sphere radius [m]")
+        ->capture_default_str();
+    cmd->add_option("--stiffness", h.loop.tool.contact_stiffness, "contact stiffness [N/m]")
+        ->capture_default_str();
+    cmd->add_option("--scale", h.loop.workspace.scale, "device-to-scene position scale")
+        ->capture_default_str();
+    cmd->add_option("--force-scale", h.loop.workspace.force_scale, "scene-to-device force scale")
+        ->capture_default_str();
+    cmd->add_flag("--json", h.json, "print the statistics as JSON");
+  };
+  auto* haptic_cmd = app.add_subcommand("haptic", "run the haptic loop and print its statistics");
+  add_loop_options(haptic_cmd);
+  auto* record_cmd = app.add_subcommand("record", "run the haptic loop and record the device");
+  add_loop_options(record_cmd);
+  record_cmd->add_option("--output", h.record_path, "CSV to write (replay:FILE plays it back)")
+      ->required();
+
+  CLI11_PARSE(app, argc, argv);
+  client_options.deadline = std::chrono::milliseconds(static_cast<long>(deadline_s * 1000));
+  Client client(client_options);
+  if (*list_cmd) return cli::list(client, json);
+  if (*create_cmd) return cli::create(client, scene, overrides, label, paused, json);
+  if (*delete_cmd) return cli::remove(client, id);
+  if (*control_cmd) return cli::control(client, id, action, steps);
+  if (*watch_cmd) return cli::watch(client, id, duration, rate, json);
+  if (*haptic_cmd || *record_cmd) return cli::haptic(client, h);
+  return 1;
+}

@@ -1,0 +1,222 @@
+#include "client-cpp/client/client.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace softbody::client {
+
+namespace {
+
+template <typename T>
+Result<T> result(const grpc::Status& status, T value) {
+  if (!status.ok()) return Error::from(status);
+  return value;
+}
+
+}  // namespace
+
+const char* status_code_name(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::OK:
+      return "OK";
+    case grpc::StatusCode::CANCELLED:
+      return "CANCELLED";
+    case grpc::StatusCode::UNKNOWN:
+      return "UNKNOWN";
+    case grpc::StatusCode::INVALID_ARGUMENT:
+      return "INVALID_ARGUMENT";
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+      return "DEADLINE_EXCEEDED";
+    case grpc::StatusCode::NOT_FOUND:
+      return "NOT_FOUND";
+    case grpc::StatusCode::ALREADY_EXISTS:
+      return "ALREADY_EXISTS";
+    case grpc::StatusCode::PERMISSION_DENIED:
+      return "PERMISSION_DENIED";
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+      return "RESOURCE_EXHAUSTED";
+    case grpc::StatusCode::FAILED_PRECONDITION:
+      return "FAILED_PRECONDITION";
+    case grpc::StatusCode::ABORTED:
+      return "ABORTED";
+    case grpc::StatusCode::OUT_OF_RANGE:
+      return "OUT_OF_RANGE";
+    case grpc::StatusCode::UNIMPLEMENTED:
+      return "UNIMPLEMENTED";
+    case grpc::StatusCode::INTERNAL:
+      return "INTERNAL";
+    case grpc::StatusCode::UNAVAILABLE:
+      return "UNAVAILABLE";
+    case grpc::StatusCode::DATA_LOSS:
+      return "DATA_LOSS";
+    case grpc::StatusCode::UNAUTHENTICATED:
+      return "UNAUTHENTICATED";
+    default:
+      return "UNKNOWN";
+  }
+}
+
+std::string Error::to_string() const {
+  return std::string(status_code_name(code)) + ": " + message;
+}
+
+std::vector<float> Topology::surface_rest_positions() const {
+  std::vector<float> out(3 * surface_vertex_ids.size());
+  for (size_t i = 0; i < surface_vertex_ids.size(); ++i)
+    for (int k = 0; k < 3; ++k)
+      out[3 * i + k] = static_cast<float>(rest_positions[3 * surface_vertex_ids[i] + k]);
+  return out;
+}
+
+Client::Client(ClientOptions options) : options_(std::move(options)) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options_.max_message_mb * 1024 * 1024);
+  args.SetMaxSendMessageSize(options_.max_message_mb * 1024 * 1024);
+  // Reconnect quickly after a server restart (the default backoff grows to 2 minutes).
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  channel_ = grpc::CreateCustomChannel(options_.address, grpc::InsecureChannelCredentials(), args);
+  stub_ = v1::Simulation::NewStub(channel_);
+}
+
+std::unique_ptr<grpc::ClientContext> Client::context() const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->set_deadline(std::chrono::system_clock::now() + options_.deadline);
+  return ctx;
+}
+
+bool Client::wait_until_connected(std::chrono::milliseconds timeout) {
+  return channel_->WaitForConnected(std::chrono::system_clock::now() + timeout);
+}
+
+Result<std::vector<v1::SceneEntry>> Client::list_scenes() {
+  v1::ListScenesResponse response;
+  const grpc::Status status = stub_->ListScenes(context().get(), {}, &response);
+  return result(status,
+                std::vector<v1::SceneEntry>(response.scenes().begin(), response.scenes().end()));
+}
+
+Result<v1::SessionInfo> Client::create_session(const v1::CreateSessionRequest& request) {
+  v1::SessionInfo info;
+  const grpc::Status status = stub_->CreateSession(context().get(), request, &info);
+  return result(status, info);
+}
+
+Result<v1::SessionInfo> Client::create_session(const std::string& scene,
+                                               const std::vector<std::string>& overrides,
+                                               bool start_paused, const std::string& label) {
+  v1::CreateSessionRequest request;
+  std::error_code ec;
+  if (scene.ends_with(".json") && std::filesystem::is_regular_file(scene, ec)) {
+    std::ifstream in(scene);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) return Error{grpc::StatusCode::INVALID_ARGUMENT, scene + ": cannot be read"};
+    request.set_scene_json(text.str());
+  } else {
+    request.set_scene_name(scene);
+  }
+  for (const auto& o : overrides) request.add_overrides(o);
+  request.set_start_paused(start_paused);
+  request.set_label(label);
+  return create_session(request);
+}
+
+Result<v1::SessionInfo> Client::get_session(const std::string& id) {
+  v1::GetSessionRequest request;
+  request.set_session_id(id);
+  v1::SessionInfo info;
+  const grpc::Status status = stub_->GetSession(context().get(), request, &info);
+  return result(status, info);
+}
+
+Result<std::vector<v1::SessionInfo>> Client::list_sessions() {
+  v1::ListSessionsResponse response;
+  const grpc::Status status = stub_->ListSessions(context().get(), {}, &response);
+  return result(
+      status, std::vector<v1::SessionInfo>(response.sessions().begin(), response.sessions().end()));
+}
+
+Result<Empty> Client::delete_session(const std::string& id) {
+  v1::DeleteSessionRequest request;
+  request.set_session_id(id);
+  v1::DeleteSessionResponse response;
+  const grpc::Status status = stub_->DeleteSession(context().get(), request, &response);
+  return result(status, Empty{});
+}
+
+Result<v1::SessionInfo> Client::control(const std::string& id, v1::ControlAction action,
+                                        int steps) {
+  v1::ControlSessionRequest request;
+  request.set_session_id(id);
+  request.set_action(action);
+  request.set_steps(steps);
+  v1::SessionInfo info;
+  const grpc::Status status = stub_->ControlSession(context().get(), request, &info);
+  return result(status, info);
+}
+
+Result<v1::SessionInfo> Client::update_settings(const std::string& id,
+                                                const v1::SessionSettings& settings) {
+  v1::UpdateSettingsRequest request;
+  request.set_session_id(id);
+  *request.mutable_settings() = settings;
+  v1::SessionInfo info;
+  const grpc::Status status = stub_->UpdateSettings(context().get(), request, &info);
+  return result(status, info);
+}
+
+Result<v1::Snapshot> Client::snapshot(const std::string& id) {
+  v1::SnapshotRequest request;
+  request.set_session_id(id);
+  v1::Snapshot snap;
+  const grpc::Status status = stub_->SnapshotSession(context().get(), request, &snap);
+  return result(status, snap);
+}
+
+Result<v1::SessionInfo> Client::restore(const v1::Snapshot& snapshot, const std::string& label) {
+  v1::CreateSessionRequest request;
+  *request.mutable_snapshot() = snapshot;
+  request.set_label(label);
+  return create_session(request);
+}
+
+Result<Topology> Client::topology(const std::string& id, bool include_tetrahedra) {
+  v1::GetTopologyRequest request;
+  request.set_session_id(id);
+  request.set_include_tetrahedra(include_tetrahedra);
+  v1::Topology t;
+  const grpc::Status status = stub_->GetTopology(context().get(), request, &t);
+  if (!status.ok()) return Error::from(status);
+  Topology out;
+  out.num_vertices = t.num_vertices();
+  out.surface_vertex_ids.assign(t.surface_vertex_ids().begin(), t.surface_vertex_ids().end());
+  out.triangles.assign(t.surface_triangles().begin(), t.surface_triangles().end());
+  out.rest_positions.assign(t.rest_positions().begin(), t.rest_positions().end());
+  out.tetrahedra.assign(t.tetrahedra().begin(), t.tetrahedra().end());
+  const double lo[3] = {t.rest_bounds().min().x(), t.rest_bounds().min().y(),
+                        t.rest_bounds().min().z()};
+  const double hi[3] = {t.rest_bounds().max().x(), t.rest_bounds().max().y(),
+                        t.rest_bounds().max().z()};
+  for (int k = 0; k < 3; ++k) {
+    out.bounds_min[k] = lo[k];
+    out.bounds_max[k] = hi[k];
+  }
+  return out;
+}
+
+std::unique_ptr<StateSubscription> Client::subscribe(const std::string& id,
+                                                     SubscriptionOptions options,
+                                                     StateSubscription::FrameHandler on_frame,
+                                                     StateSubscription::EndHandler on_end) {
+  return std::make_unique<StateSubscription>(*stub_, id, options, std::move(on_frame),
+                                             std::move(on_end));
+}
+
+std::unique_ptr<ToolStream> Client::interact(const std::string& id,
+                                             ToolStream::ReplyHandler on_reply,
+                                             ToolStream::EndHandler on_end) {
+  return std::make_unique<ToolStream>(*stub_, id, std::move(on_reply), std::move(on_end));
+}
+
+}  // namespace softbody::client

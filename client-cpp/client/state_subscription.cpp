@@ -1,0 +1,126 @@
+#include "client-cpp/client/state_subscription.h"
+
+#include <algorithm>
+
+namespace softbody::client {
+
+namespace v1 = softbody::v1;
+
+StateSubscription::StateSubscription(v1::Simulation::Stub& stub, std::string session_id,
+                                     SubscriptionOptions options, FrameHandler on_frame,
+                                     EndHandler on_end)
+    : stub_(stub),
+      session_id_(std::move(session_id)),
+      options_(options),
+      on_frame_(std::move(on_frame)),
+      on_end_(std::move(on_end)) {
+  thread_ = std::thread([this] { run(); });
+}
+
+StateSubscription::~StateSubscription() {
+  stop();
+}
+
+void StateSubscription::stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    if (active_context_) active_context_->TryCancel();
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::optional<Error> StateSubscription::end_error() const {
+  std::lock_guard lock(mutex_);
+  return end_error_;
+}
+
+bool StateSubscription::retryable(grpc::StatusCode code) {
+  switch (code) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::RESOURCE_EXHAUSTED:
+    case grpc::StatusCode::ABORTED:
+    case grpc::StatusCode::INTERNAL:
+    case grpc::StatusCode::UNKNOWN:
+      return true;
+    default:
+      return false;
+  }
+}
+
+grpc::Status StateSubscription::read_one_stream(int connection, bool& got_frames) {
+  grpc::ClientContext ctx;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_) return {grpc::StatusCode::CANCELLED, "subscription stopped"};
+    active_context_ = &ctx;
+  }
+  v1::StreamStateRequest request;
+  request.set_session_id(session_id_);
+  request.set_max_rate_hz(options_.max_rate_hz);
+  request.set_vertices(options_.all_vertices ? v1::VERTEX_SET_ALL : v1::VERTEX_SET_SURFACE);
+  request.set_encoding(options_.raw_float32 ? v1::POSITION_ENCODING_RAW_FLOAT32
+                                            : v1::POSITION_ENCODING_QUANTIZED);
+  request.set_error_bound(options_.error_bound);
+  request.set_keyframe_interval(options_.keyframe_interval);
+  auto reader = stub_.StreamState(&ctx, request);
+
+  codec::FrameDecoder decoder;  // a new stream starts with a keyframe
+  v1::StateFrame frame;
+  DecodedFrame decoded;
+  decoded.connection = connection;
+  std::string error;
+  while (reader->Read(&frame)) {
+    const auto& bytes = frame.positions();
+    const std::span<const std::uint8_t> view(reinterpret_cast<const std::uint8_t*>(bytes.data()),
+                                             bytes.size());
+    if (!decoder.decode(view, decoded.positions, error)) {
+      ++decode_errors_;  // the decoder waits for the next keyframe
+      continue;
+    }
+    got_frames = true;
+    decoded.sequence = frame.sequence();
+    decoded.stats = frame.stats();
+    decoded.frames_dropped = frame.frames_dropped();
+    decoded.server_time_s = frame.server_time_s();
+    decoded.encoded_bytes = bytes.size();
+    decoded.keyframe = decoder.last().kind != codec::FrameKind::kDelta;
+    decoded.received_at = std::chrono::steady_clock::now();
+    ++frames_;
+    if (on_frame_) on_frame_(decoded);
+  }
+  grpc::Status status = reader->Finish();
+  std::lock_guard lock(mutex_);
+  active_context_ = nullptr;
+  if (stopping_) return {grpc::StatusCode::CANCELLED, "subscription stopped"};
+  return status;
+}
+
+void StateSubscription::run() {
+  std::chrono::milliseconds backoff = options_.initial_backoff;
+  grpc::Status status;
+  for (int connection = 0;; ++connection) {
+    bool got_frames = false;
+    status = read_one_stream(connection, got_frames);
+    if (got_frames) backoff = options_.initial_backoff;  // it worked for a while: start over
+    if (!options_.reconnect || !retryable(status.error_code())) break;
+    std::unique_lock lock(mutex_);
+    if (wake_.wait_for(lock, backoff, [this] { return stopping_; })) {
+      status = {grpc::StatusCode::CANCELLED, "subscription stopped"};
+      break;
+    }
+    backoff = std::min(2 * backoff, options_.max_backoff);
+    ++reconnects_;
+  }
+  if (status.ok()) status = {grpc::StatusCode::OK, "stream ended"};
+  {
+    std::lock_guard lock(mutex_);
+    end_error_ = Error::from(status);
+  }
+  ended_ = true;
+  if (on_end_) on_end_(Error::from(status));
+}
+
+}  // namespace softbody::client

@@ -1,0 +1,129 @@
+#include "client-cpp/devices/simulated_pen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+namespace softbody::client {
+
+namespace {
+
+double parse_number(const std::string& key, const std::string& value) {
+  std::size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || !std::isfinite(v))
+    throw std::invalid_argument("simulated pen: " + key + "=" + value + ": not a number");
+  return v;
+}
+
+Vec3 parse_vector(const std::string& key, const std::string& value) {
+  Vec3 v{};
+  std::stringstream in(value);
+  std::string part;
+  int n = 0;
+  while (std::getline(in, part, ',')) {
+    if (n == 3) break;
+    v[static_cast<size_t>(n++)] = parse_number(key, part);
+  }
+  if (n != 3 || in.rdbuf()->in_avail() > 0)
+    throw std::invalid_argument("simulated pen: " + key + "=" + value + ": expected x,y,z");
+  return v;
+}
+
+}  // namespace
+
+Vec3 ScriptedHand::position(double t) const {
+  const double active = cycles > 0 ? std::min(t, cycles * period) : t;
+  const double s = depth * 0.5 * (1 - std::cos(2 * M_PI * active / period));
+  return {start[0] + s * direction[0], start[1] + s * direction[1], start[2] + s * direction[2]};
+}
+
+Vec3 ScriptedHand::velocity(double t) const {
+  if (cycles > 0 && t > cycles * period) return {0, 0, 0};
+  const double ds = depth * 0.5 * (2 * M_PI / period) * std::sin(2 * M_PI * t / period);
+  return {ds * direction[0], ds * direction[1], ds * direction[2]};
+}
+
+SimulatedPenConfig parse_simulated_pen_config(const std::string& text) {
+  SimulatedPenConfig c;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ';')) {
+    if (item.empty()) continue;
+    const auto eq = item.find('=');
+    if (eq == std::string::npos)
+      throw std::invalid_argument("simulated pen: '" + item + "': expected key=value");
+    const std::string key = item.substr(0, eq), value = item.substr(eq + 1);
+    if (key == "start")
+      c.hand.start = parse_vector(key, value);
+    else if (key == "direction")
+      c.hand.direction = parse_vector(key, value);
+    else if (key == "depth")
+      c.hand.depth = parse_number(key, value);
+    else if (key == "period")
+      c.hand.period = parse_number(key, value);
+    else if (key == "cycles")
+      c.hand.cycles = static_cast<int>(parse_number(key, value));
+    else if (key == "mass")
+      c.dynamics.mass = parse_number(key, value);
+    else if (key == "hand_stiffness")
+      c.dynamics.hand_stiffness = parse_number(key, value);
+    else if (key == "hand_damping")
+      c.dynamics.hand_damping = parse_number(key, value);
+    else if (key == "damping")
+      c.dynamics.damping = parse_number(key, value);
+    else
+      throw std::invalid_argument("simulated pen: unknown key '" + key +
+                                  "' (start, direction, depth, period, cycles, mass, "
+                                  "hand_stiffness, hand_damping, damping)");
+  }
+  const Vec3& d = c.hand.direction;
+  const double n = std::sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (n == 0) throw std::invalid_argument("simulated pen: direction must not be zero");
+  for (double& x : c.hand.direction) x /= n;
+  if (!(c.hand.period > 0)) throw std::invalid_argument("simulated pen: period must be > 0");
+  if (!(c.dynamics.mass > 0)) throw std::invalid_argument("simulated pen: mass must be > 0");
+  return c;
+}
+
+SimulatedPen::SimulatedPen(const SimulatedPenConfig& config)
+    : config_(config), position_(config.hand.start), hand_(config.hand.start) {}
+
+void SimulatedPen::advance(double dt, double t) {
+  const PenDynamics& d = config_.dynamics;
+  hand_ = config_.hand.position(t);
+  const Vec3 hand_velocity = config_.hand.velocity(t);
+  for (int k = 0; k < 3; ++k) {
+    const double f = d.hand_stiffness * (hand_[k] - position_[k]) +
+                     d.hand_damping * (hand_velocity[k] - velocity_[k]) - d.damping * velocity_[k] +
+                     force_[k];
+    velocity_[k] += dt * f / d.mass;  // semi-implicit Euler: velocity first
+    position_[k] += dt * velocity_[k];
+  }
+}
+
+DeviceState SimulatedPen::read(double time_s) {
+  const double span = time_s - time_;
+  if (span > 0) {
+    const int n = std::max(1, static_cast<int>(std::ceil(span / config_.dynamics.max_substep)));
+    const double dt = span / n;
+    for (int i = 1; i <= n; ++i) advance(dt, time_ + i * dt);
+    time_ = time_s;
+  }
+  DeviceState s;
+  s.position = position_;
+  s.velocity = velocity_;
+  return s;
+}
+
+bool SimulatedPen::finished() const {
+  return config_.hand.cycles > 0 && time_ >= config_.hand.cycles * config_.hand.period;
+}
+
+}  // namespace softbody::client

@@ -1,0 +1,48 @@
+#include "client-cpp/haptics/force_safety.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace softbody::client {
+
+namespace {
+double norm(const Vec3& v) {
+  return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+}
+}  // namespace
+
+double ForceSafety::watchdog_scale(double model_age_s) const {
+  if (!(model_age_s > limits_.watchdog_timeout_s)) return 1;
+  if (limits_.watchdog_ramp_s <= 0) return 0;
+  return std::max(0.0, 1 - (model_age_s - limits_.watchdog_timeout_s) / limits_.watchdog_ramp_s);
+}
+
+Vec3 ForceSafety::filter(const Vec3& desired, double dt, double model_age_s, bool connected) {
+  if (!connected) {
+    previous_ = {0, 0, 0};
+    return previous_;
+  }
+  Vec3 f = desired;
+  for (double& x : f)
+    if (!std::isfinite(x)) x = 0;
+  const double magnitude = norm(f);
+  if (magnitude > limits_.max_force) {
+    ++magnitude_clamps_;
+    for (double& x : f) x *= limits_.max_force / magnitude;
+  }
+  const double scale = watchdog_scale(model_age_s);
+  if (scale < 1) ++watchdog_ticks_;
+  for (double& x : f) x *= scale;
+  // The rate clamp limits how fast the output may change, except towards zero from the watchdog:
+  // that ramp is already bounded by its own duration.
+  const Vec3 change{f[0] - previous_[0], f[1] - previous_[1], f[2] - previous_[2]};
+  const double step = norm(change), allowed = limits_.max_force_rate * std::max(dt, 0.0);
+  if (step > allowed && scale == 1) {
+    ++rate_clamps_;
+    for (int k = 0; k < 3; ++k) f[k] = previous_[k] + change[k] * (allowed / step);
+  }
+  previous_ = f;
+  return f;
+}
+
+}  // namespace softbody::client

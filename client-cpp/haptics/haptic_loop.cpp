@@ -1,0 +1,277 @@
+#include "client-cpp/haptics/haptic_loop.h"
+
+#include <cmath>
+
+namespace softbody::client {
+
+namespace v1 = softbody::v1;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+codec::CouplingModel from_proto(const v1::CouplingModel& m) {
+  codec::CouplingModel out;
+  auto vec = [](const v1::Vec3& v) { return codec::Vec3d{v.x(), v.y(), v.z()}; };
+  out.reference_position = vec(m.reference_position());
+  out.reference_velocity = vec(m.reference_velocity());
+  out.force = vec(m.force());
+  for (int i = 0; i < 9 && i < m.dforce_dposition().values_size(); ++i)
+    out.dforce_dposition[static_cast<size_t>(i)] = m.dforce_dposition().values(i);
+  for (int i = 0; i < 9 && i < m.dforce_dvelocity().values_size(); ++i)
+    out.dforce_dvelocity[static_cast<size_t>(i)] = m.dforce_dvelocity().values(i);
+  out.step = m.step();
+  out.validity_radius = m.validity_radius();
+  return out;
+}
+
+double distance(const Vec3& a, const Vec3& b) {
+  return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
+                   (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+}  // namespace
+
+HapticLoop::HapticLoop(HapticDevice& device, HapticLoopOptions options)
+    : device_(device), options_(options), safety_(options.safety), mode_(options.tool.mode) {}
+
+HapticLoop::~HapticLoop() {
+  stop();
+}
+
+void HapticLoop::connect(Client& client, const std::string& session_id) {
+  client_ = &client;
+  session_id_ = session_id;
+}
+
+double HapticLoop::seconds(Clock::time_point t) const {
+  return std::chrono::duration<double>(t - epoch_).count();
+}
+
+void HapticLoop::start() {
+  if (running_) return;
+  stop_ = false;
+  running_ = true;
+  epoch_ = Clock::now();
+  thread_ = std::thread([this] { run(); });
+}
+
+void HapticLoop::stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+bool HapticLoop::wait(double timeout_s) {
+  const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(timeout_s));
+  while (running_ && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return !running_;
+}
+
+void HapticLoop::open_stream() {
+  stream_.reset();
+  if (!client_) return;
+  stream_ = client_->interact(
+      session_id_, [this](const v1::ForceReply& r, Clock::time_point t) { on_reply(r, t); });
+}
+
+void HapticLoop::on_reply(const v1::ForceReply& reply, Clock::time_point received) {
+  const double now_s = seconds(received);
+  {
+    std::lock_guard lock(reply_mutex_);
+    last_round_trip_ms_ = 1e3 * (now_s - reply.client_time_s());
+    round_trip_.record(now_s - reply.client_time_s());
+    server_time_.record(1e-6 * reply.server_time_us());
+  }
+  if (!reply.rejected().empty()) {
+    ++rejected_;
+    return;
+  }
+  TimedModel& m = models_.back();
+  m.model = from_proto(reply.model());
+  m.received_s = now_s;
+  m.contacts = reply.contacts();
+  models_.publish();
+}
+
+v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const Vec3& velocity,
+                                    const DeviceState& device) const {
+  const ToolSettings& t = options_.tool;
+  v1::ToolCommand c;
+  c.set_sequence(sequence_);
+  c.set_client_time_s(time_s);
+  auto* p = c.mutable_pose();
+  p->mutable_position()->set_x(position[0]);
+  p->mutable_position()->set_y(position[1]);
+  p->mutable_position()->set_z(position[2]);
+  p->mutable_orientation()->set_w(device.orientation[0]);
+  p->mutable_orientation()->set_x(device.orientation[1]);
+  p->mutable_orientation()->set_y(device.orientation[2]);
+  p->mutable_orientation()->set_z(device.orientation[3]);
+  c.mutable_velocity()->set_x(velocity[0]);
+  c.mutable_velocity()->set_y(velocity[1]);
+  c.mutable_velocity()->set_z(velocity[2]);
+  c.set_shape(t.shape);
+  c.set_mode(mode_.load(std::memory_order_relaxed));
+  c.set_radius(t.radius);
+  c.set_half_length(t.half_length);
+  c.set_buttons(device.buttons);
+  c.set_contact_stiffness(t.contact_stiffness);
+  c.set_contact_damping(t.contact_damping);
+  c.set_contact_friction(t.contact_friction);
+  c.set_grab_stiffness(t.grab_stiffness);
+  c.set_grab_damping(t.grab_damping);
+  return c;
+}
+
+void HapticLoop::tick(double time_s, double dt) {
+  const Workspace& w = options_.workspace;
+  const DeviceState device = device_.read(time_s);
+  Vec3 position, velocity;
+  for (size_t k = 0; k < 3; ++k) {
+    position[k] = w.offset[k] + w.scale * device.position[k];
+    velocity[k] = w.scale * device.velocity[k];
+  }
+
+  // A new model: note how far the force jumps at this pose when it replaces the old one.
+  if (models_.update()) {
+    const TimedModel& fresh = models_.front();
+    if (have_model_) {
+      const Vec3 before = codec::evaluate(model_.model, position, velocity);
+      const Vec3 after = codec::evaluate(fresh.model, position, velocity);
+      swap_jump_.record(distance(before, after));
+    }
+    model_ = fresh;
+    have_model_ = true;
+  }
+
+  const bool connected = stream_ && !stream_->ended();
+  Vec3 desired{0, 0, 0};
+  double age = std::numeric_limits<double>::infinity();
+  if (have_model_) {
+    desired = codec::evaluate(model_.model, position, velocity);
+    age = time_s - model_.received_s;
+    model_age_.record(age);
+    if (codec::distance_from_reference(model_.model, position) > model_.model.validity_radius)
+      ++beyond_validity_;
+  }
+  const Vec3 force = safety_.filter(desired, dt, age, connected);
+  device_.write_force(
+      {w.force_scale * force[0], w.force_scale * force[1], w.force_scale * force[2]}, time_s);
+
+  if (connected) {
+    if (stream_->send(command(time_s, position, velocity, device))) ++sequence_;
+  } else {
+    ++disconnected_ticks_;
+    if (client_ && options_.reconnect && time_s >= next_reconnect_s_) {
+      // Reopen with exponential backoff; non-blocking (gRPC's callback API).
+      if (stream_) {
+        commands_sent_ += stream_->sent();
+        commands_coalesced_ += stream_->coalesced();
+        replies_ += stream_->received();
+        ++reconnects_;
+      }
+      open_stream();
+      next_reconnect_s_ = time_s + reconnect_backoff_s_;
+      reconnect_backoff_s_ = std::min(2 * reconnect_backoff_s_, 2.0);
+    }
+  }
+  if (connected && model_.received_s > time_s - 1) reconnect_backoff_s_ = 0.1;
+
+  ++rate_window_ticks_;
+  if (time_s - rate_window_start_ >= 1) {
+    loop_rate_ = static_cast<double>(rate_window_ticks_) / (time_s - rate_window_start_);
+    rate_window_start_ = time_s;
+    rate_window_ticks_ = 0;
+  }
+  std::unique_lock lock(snapshot_mutex_, std::try_to_lock);
+  if (lock.owns_lock()) {
+    snapshot_.tool_position = position;
+    snapshot_.force = force;
+    snapshot_.time_s = time_s;
+    snapshot_.loop_rate_hz = loop_rate_;
+    snapshot_.model_age_ms = 1e3 * age;
+    snapshot_.contacts = have_model_ ? model_.contacts : 0;
+    snapshot_.connected = connected;
+    snapshot_.ticks = ticks_;
+  }
+}
+
+void HapticLoop::run() {
+  placement_report_ = place_haptic_thread(options_.placement);
+  if (client_) open_stream();
+  PeriodicTimer timer(options_.rate_hz, options_.spin_s);
+  const double nominal = 1 / options_.rate_hz;
+  Clock::time_point previous = Clock::now();
+  while (!stop_) {
+    const Clock::time_point now = timer.wait();
+    const double dt = std::chrono::duration<double>(now - previous).count();
+    if (ticks_ > 0) {
+      period_.record(dt);
+      jitter_.record(std::abs(dt - nominal));
+    }
+    previous = now;
+    const double time_s = seconds(now);
+    tick(time_s, ticks_ > 0 ? dt : nominal);
+    ++ticks_;
+    if (device_.finished() || (options_.duration_s > 0 && time_s >= options_.duration_s)) break;
+  }
+  overruns_ = timer.overruns();
+  device_.write_force({0, 0, 0}, seconds(Clock::now()));
+  if (stream_) {
+    stream_->close(std::chrono::milliseconds(2000));
+    commands_sent_ += stream_->sent();
+    commands_coalesced_ += stream_->coalesced();
+    replies_ += stream_->received();
+    stream_.reset();
+  }
+  {
+    std::lock_guard lock(snapshot_mutex_);
+    snapshot_.force = {0, 0, 0};
+    snapshot_.connected = false;
+  }
+  running_ = false;
+}
+
+HapticSnapshot HapticLoop::snapshot() const {
+  HapticSnapshot s;
+  {
+    std::lock_guard lock(snapshot_mutex_);
+    s = snapshot_;
+  }
+  std::lock_guard lock(reply_mutex_);
+  s.round_trip_ms = last_round_trip_ms_;
+  return s;
+}
+
+nlohmann::json HapticLoop::report() const {
+  std::lock_guard lock(reply_mutex_);
+  const double duration = ticks_ > 1 ? period_.mean() * static_cast<double>(period_.count()) : 0;
+  return {
+      {"rate_hz", options_.rate_hz},
+      {"placement", placement_report_},
+      {"ticks", ticks_},
+      {"duration_s", duration},
+      {"achieved_rate_hz", duration > 0 ? static_cast<double>(period_.count()) / duration : 0},
+      {"overruns", overruns_},
+      {"period_us", period_.summary(1e6)},
+      {"jitter_us", jitter_.summary(1e6)},
+      {"round_trip_ms", round_trip_.summary(1e3)},
+      {"server_reply_us", server_time_.summary(1e6)},
+      {"model_age_ms", model_age_.summary(1e3)},
+      {"model_swap_force_jump_n", swap_jump_.summary(1)},
+      {"commands_sent", commands_sent_},
+      {"commands_coalesced", commands_coalesced_},
+      {"replies_received", replies_},
+      {"replies_missing", commands_sent_ - replies_},
+      {"commands_rejected", rejected_.load()},
+      {"ticks_beyond_validity_radius", beyond_validity_},
+      {"ticks_disconnected", disconnected_ticks_},
+      {"reconnects", reconnects_},
+      {"force_magnitude_clamps", safety_.magnitude_clamps()},
+      {"force_rate_clamps", safety_.rate_clamps()},
+      {"watchdog_ticks", safety_.watchdog_ticks()},
+  };
+}
+
+}  // namespace softbody::client

@@ -1,0 +1,146 @@
+// The 1 kHz haptic loop (design guide §5, notes/anchors.md §4). A dedicated thread, on its own
+// core when there is one, wakes at a fixed rate, reads the device, computes the force LOCALLY from
+// the newest coupling model the server sent (F0 + dF/dx (x - x0) + dF/dv (v - v0)), applies the
+// safety filter, writes the force, and sends the tool command without waiting for anything.
+// Replies arrive on gRPC threads and hand the model over through a wait-free triple buffer.
+#pragma once
+
+#include <atomic>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+
+#include "client-cpp/client/client.h"
+#include "client-cpp/devices/haptic_device.h"
+#include "client-cpp/haptics/force_safety.h"
+#include "client-cpp/haptics/histogram.h"
+#include "client-cpp/haptics/periodic_timer.h"
+#include "client-cpp/haptics/triple_buffer.h"
+#include "codec/coupling_model.h"
+
+namespace softbody::client {
+
+// How the tool touches the body (ToolCommand fields; 0 means the server's default).
+struct ToolSettings {
+  softbody::v1::ToolMode mode = softbody::v1::TOOL_MODE_POKE;
+  softbody::v1::ToolShape shape = softbody::v1::TOOL_SHAPE_SPHERE;
+  double radius = 0.008;   // [m]
+  double half_length = 0;  // capsule [m]
+  // Contact stiffness a desktop device can render stably at 1 kHz (a Geomagic Touch is rated
+  // about 1.3 kN/m); the server's default (2e4 N/m) suits scripted tools, not hands.
+  double contact_stiffness = 1000;  // [N/m]
+  double contact_damping = 2;       // [N s/m]
+  double contact_friction = 0;
+  double grab_stiffness = 0, grab_damping = 0;
+};
+
+// Device frame to scene frame: scene = offset + scale * device; the device gets
+// force_scale * (force on the tool).
+struct Workspace {
+  Vec3 offset{0, 0, 0};
+  double scale = 1;
+  double force_scale = 1;
+};
+
+struct HapticLoopOptions {
+  double rate_hz = 1000;   // 500 to 4000
+  double spin_s = 150e-6;  // busy-wait before each tick
+  ThreadPlacement placement;
+  SafetyLimits safety;
+  Workspace workspace;
+  ToolSettings tool;
+  bool reconnect = true;  // reopen the tool stream after a transient failure
+  double duration_s = 0;  // stop after this long (0: until stop() or the device finishes)
+};
+
+// The loop's state for overlays and live displays.
+struct HapticSnapshot {
+  Vec3 tool_position{0, 0, 0};  // scene frame [m]
+  Vec3 force{0, 0, 0};          // output, on the tool [N]
+  double time_s = 0;
+  double loop_rate_hz = 0;   // over the last second
+  double round_trip_ms = 0;  // of the newest reply
+  double model_age_ms = std::numeric_limits<double>::infinity();
+  int contacts = 0;
+  bool connected = false;
+  long ticks = 0;
+};
+
+class HapticLoop {
+ public:
+  HapticLoop(HapticDevice& device, HapticLoopOptions options);
+  ~HapticLoop();
+  HapticLoop(const HapticLoop&) = delete;
+  HapticLoop& operator=(const HapticLoop&) = delete;
+
+  // The session to interact with (before start()). Without it the loop renders zero force.
+  void connect(Client& client, const std::string& session_id);
+  void start();
+  // Stops the thread, writes zero force, closes the stream.
+  void stop();
+  // Blocks until the loop ends by itself (duration, device finished) or `timeout_s` passes.
+  bool wait(double timeout_s);
+  bool running() const { return running_.load(); }
+
+  void set_tool_mode(softbody::v1::ToolMode mode) { mode_.store(mode); }
+  HapticSnapshot snapshot() const;
+  // The statistics as JSON (docs/client-cpp.md lists the fields). Call after stop().
+  nlohmann::json report() const;
+  const std::string& placement() const { return placement_report_; }
+
+ private:
+  struct TimedModel {
+    codec::CouplingModel model;
+    double received_s = 0;
+    int contacts = 0;
+  };
+
+  void run();
+  void tick(double time_s, double dt);
+  void open_stream();
+  void on_reply(const softbody::v1::ForceReply& reply,
+                std::chrono::steady_clock::time_point received);
+  softbody::v1::ToolCommand command(double time_s, const Vec3& position, const Vec3& velocity,
+                                    const DeviceState& device) const;
+  double seconds(std::chrono::steady_clock::time_point t) const;
+
+  HapticDevice& device_;
+  HapticLoopOptions options_;
+  Client* client_ = nullptr;
+  std::string session_id_;
+  std::chrono::steady_clock::time_point epoch_;
+
+  // Loop thread only.
+  std::unique_ptr<ToolStream> stream_;
+  double next_reconnect_s_ = 0, reconnect_backoff_s_ = 0.1;
+  ForceSafety safety_;
+  TimedModel model_;
+  bool have_model_ = false;
+  std::uint64_t sequence_ = 0;
+  Histogram period_, jitter_, model_age_, swap_jump_;
+  long ticks_ = 0, overruns_ = 0, beyond_validity_ = 0, reconnects_ = 0, disconnected_ticks_ = 0;
+  long commands_sent_ = 0, commands_coalesced_ = 0, replies_ = 0;
+  double rate_window_start_ = 0;
+  long rate_window_ticks_ = 0;
+  double loop_rate_ = 0;
+
+  // Reply threads -> loop thread.
+  TripleBuffer<TimedModel> models_;
+  mutable std::mutex reply_mutex_;
+  Histogram round_trip_, server_time_;  // guarded by reply_mutex_
+  double last_round_trip_ms_ = 0;       // guarded by reply_mutex_
+  std::atomic<long> rejected_{0};
+
+  mutable std::mutex snapshot_mutex_;
+  HapticSnapshot snapshot_;  // guarded by snapshot_mutex_ (the loop only try_locks)
+
+  std::atomic<softbody::v1::ToolMode> mode_;
+  std::atomic<bool> stop_{false}, running_{false};
+  std::string placement_report_;
+  std::thread thread_;
+};
+
+}  // namespace softbody::client

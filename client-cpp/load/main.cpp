@@ -1,0 +1,65 @@
+// softbody-load: drives a softbody-server as real clients do and prints one JSON report
+// (docs/load-testing.md). Exit status: 0 when every threshold holds, 2 when one is crossed, 1 when
+// the run could not start.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "client-cpp/load/load_run.h"
+
+int main(int argc, char** argv) {
+  using namespace softbody::client;
+  LoadOptions o;
+  LoadThresholds t;
+  bool json_only = false;
+  CLI::App app{"softbody-load: load test a softbody-server through its gRPC API"};
+  app.add_option("--server", o.server, "server address")->capture_default_str();
+  app.add_option("--scene", o.scene, "scene of every session (name or .json file)")
+      ->capture_default_str();
+  app.add_option("--set", o.overrides, "scene override for every session, e.g. /dt=0.01");
+  app.add_option("--sessions", o.sessions, "sessions to create")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--subscribers-per-session", o.subscribers_per_session, "state subscribers")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  app.add_option("--haptic-per-session", o.haptic_per_session, "haptic command streams")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  app.add_option("--rate", o.rate_hz, "tool commands per second per haptic stream [Hz]")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 10000.0));
+  app.add_option("--frame-rate", o.frame_rate_hz, "requested subscriber frame rate [Hz]")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 1000.0));
+  app.add_option("--error-bound", o.error_bound, "frame error bound (fraction of the diagonal)")
+      ->capture_default_str();
+  app.add_option("--duration", o.duration_s, "measured seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 86400.0));
+  app.add_option("--warmup", o.warmup_s, "seconds before measuring")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 600.0));
+  app.add_flag("--keep-sessions", o.keep_sessions, "leave the sessions on the server");
+  app.add_flag("--json", json_only, "print only the JSON report (no progress lines)");
+  app.add_option("--max-reply-p99-ms", t.max_reply_p99_ms, "fail when the reply p99 exceeds this");
+  app.add_option("--max-replies-missing", t.max_replies_missing, "fail above this many");
+  app.add_option("--max-errors", t.max_errors, "fail above this many errors");
+  app.add_option("--min-rtf", t.min_real_time_factor, "fail when a session's RTF is below this");
+  app.add_option("--min-frame-ratio", t.min_frame_ratio,
+                 "fail when frames received / expected is below this");
+  CLI11_PARSE(app, argc, argv);
+
+  nlohmann::json report;
+  try {
+    std::ostream null_stream(nullptr);
+    report = run_load(o, json_only ? null_stream : std::cerr);
+  } catch (const std::exception& e) {
+    std::cerr << "softbody-load: " << e.what() << '\n';
+    return 1;
+  }
+  const auto crossed = check_thresholds(report, t);
+  report["thresholds_crossed"] = crossed;
+  std::cout << report.dump(2) << std::endl;
+  for (const auto& c : crossed) std::cerr << "softbody-load: threshold crossed: " << c << '\n';
+  return crossed.empty() ? 0 : 2;
+}
