@@ -46,10 +46,12 @@ int main(int argc, char** argv) {
   SchedulerOptions scheduler_options;
   double shutdown_grace_s = 2.0;
   int max_message_mb = 64;
-  app.add_option("--grpc", grpc_address, "gRPC listen address (port 0: any free port)")
-      ->capture_default_str();
+  app.add_option("--grpc", grpc_address, "gRPC listen address (port 0: any free port; last wins)")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--http", http_address, "HTTP listen address for /healthz and /metrics")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--scenes", scenes, "folder of shipped scene files")->capture_default_str();
   app.add_option("--preload", preload, "scene to start a session of at startup ('' for none)")
       ->capture_default_str();

@@ -15,7 +15,7 @@ namespace softbody::server {
 class ServerProcess {
  public:
   // `binary`: the softbody-server executable; `scenes`: its --scenes folder; extra flags, e.g.
-  // {"--max-sessions", "2"}. Waits until the server listens; throws if it does not start.
+  // {"--max-sessions", "2"} or {"--grpc", "127.0.0.1:PORT"} to reuse a port. Waits until the server listens; throws if it does not start.
   ServerProcess(const std::string& binary, const std::string& scenes,
                 std::vector<std::string> flags = {});
   ~ServerProcess();
@@ -27,6 +27,7 @@ class ServerProcess {
   // Sends SIGTERM and waits; returns the exit status (or -1 after `timeout_s`).
   int terminate(double timeout_s = 20);
   bool alive() const;
+  int pid() const { return pid_; }
   std::string log() const;  // what the server wrote to stderr so far
 
  private:

@@ -174,10 +174,12 @@ Result<v1::Snapshot> Client::snapshot(const std::string& id) {
   return result(status, snap);
 }
 
-Result<v1::SessionInfo> Client::restore(const v1::Snapshot& snapshot, const std::string& label) {
+Result<v1::SessionInfo> Client::restore(const v1::Snapshot& snapshot, const std::string& label,
+                                        bool start_paused) {
   v1::CreateSessionRequest request;
   *request.mutable_snapshot() = snapshot;
   request.set_label(label);
+  request.set_start_paused(start_paused);
   return create_session(request);
 }
 

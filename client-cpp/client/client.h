@@ -64,7 +64,8 @@ class Client {
   Result<v1::SessionInfo> update_settings(const std::string& id,
                                           const v1::SessionSettings& settings);
   Result<v1::Snapshot> snapshot(const std::string& id);
-  Result<v1::SessionInfo> restore(const v1::Snapshot& snapshot, const std::string& label = "");
+  Result<v1::SessionInfo> restore(const v1::Snapshot& snapshot, const std::string& label = "",
+                                  bool start_paused = false);
   Result<Topology> topology(const std::string& id, bool include_tetrahedra = false);
 
   // Frames are handed to `on_frame` on the subscription's own thread.

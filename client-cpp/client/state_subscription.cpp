@@ -38,6 +38,7 @@ std::optional<Error> StateSubscription::end_error() const {
 
 bool StateSubscription::retryable(grpc::StatusCode code) {
   switch (code) {
+    case grpc::StatusCode::CANCELLED:  // not by us: a server shutting down cancels its calls
     case grpc::StatusCode::UNAVAILABLE:
     case grpc::StatusCode::DEADLINE_EXCEEDED:
     case grpc::StatusCode::RESOURCE_EXHAUSTED:

@@ -22,8 +22,13 @@ DeviceState ReplayDevice::read(double time_s) {
     last.velocity = {0, 0, 0};
     return last;
   }
+  if (t < samples_[cursor_].t) {  // asked for an earlier time: find it again
+    if (t <= samples_.front().t) return samples_.front().state;
+    const auto after = std::upper_bound(samples_.begin(), samples_.end(), t,
+                                        [](double x, const RecordedSample& s) { return x < s.t; });
+    cursor_ = static_cast<size_t>(after - samples_.begin()) - 1;
+  }
   while (cursor_ + 1 < samples_.size() && samples_[cursor_ + 1].t <= t) ++cursor_;
-  if (t < samples_[cursor_].t) return samples_[cursor_].state;
   const RecordedSample& a = samples_[cursor_];
   const RecordedSample& b = samples_[cursor_ + 1];
   const double span = b.t - a.t, w = (t - a.t) / span;

@@ -1,0 +1,212 @@
+// The haptic loop against a real server: a simulated pen, loaded through the plugin path and
+// recorded, presses into the cantilever; the recording is replayed; the watchdog and the
+// disconnect safety are exercised by freezing and stopping the server.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cmath>
+#include <filesystem>
+#include <thread>
+
+#include "client-cpp/client/client.h"
+#include "client-cpp/devices/device_factory.h"
+#include "client-cpp/devices/plugin_device.h"
+#include "client-cpp/devices/recording.h"
+#include "client-cpp/devices/replay_device.h"
+#include "client-cpp/devices/simulated_pen.h"
+#include "client-cpp/haptics/haptic_loop.h"
+#include "server/server_process.h"
+
+namespace softbody::client {
+namespace {
+
+using server::ServerProcess;
+
+ClientOptions options_for(const ServerProcess& server) {
+  ClientOptions o;
+  o.address = "127.0.0.1:" + std::to_string(server.grpc_port());
+  return o;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("softbody-haptic-" + std::to_string(getpid()) + "-" + name))
+      .string();
+}
+
+// The top of the cantilever (rest) and the pen script pressing down at its middle.
+struct Press {
+  double top = 0;
+  std::string config;
+};
+
+Press press_on(const Topology& topology, double radius, double period, int cycles) {
+  Press p;
+  p.top = topology.bounds_max[1];
+  p.config = default_pen_config(topology, radius, period, cycles);
+  return p;
+}
+
+TEST(HapticLoop, PenPushesIntoTheBodyAndFeelsItPushBack) {
+  ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES);
+  Client client(options_for(server));
+  // Without gravity the beam rests where its rest shape is until the pen touches it.
+  auto session = client.create_session("cantilever", {"gravity=[0,0,0]"});
+  ASSERT_TRUE(session) << session.error().to_string();
+  auto topology = client.topology(session->id());
+  ASSERT_TRUE(topology);
+
+  HapticLoopOptions o;
+  o.tool.radius = 0.008;
+  o.placement.cpu = -2;  // tests share the machine: do not pin
+  const Press press = press_on(*topology, o.tool.radius, 3.0, 1);
+  const std::string recording = temp_path("press.csv");
+  {
+    // Through the plugin ABI (dlopen of the simulated pen's shared library), recorded.
+    auto device = std::make_unique<RecordingDevice>(
+        std::make_unique<PluginDevice>(SOFTBODY_SIM_PEN_PLUGIN, press.config), recording);
+    HapticLoop loop(*device, o);
+    loop.connect(client, session->id());
+    loop.start();
+    ASSERT_TRUE(loop.wait(30)) << "the pen's single press lasts 3 s";
+    loop.stop();
+    const auto report = loop.report();
+    EXPECT_GT(report["ticks"].get<long>(), 1000);
+    EXPECT_GT(report["commands_sent"].get<long>(), 1000);
+    EXPECT_EQ(report["replies_missing"].get<long>(), 0) << report.dump(2);
+    EXPECT_EQ(report["commands_rejected"].get<long>(), 0);
+    EXPECT_GT(report["model_age_ms"]["count"].get<long>(), 1000);
+    EXPECT_EQ(report["placement"], "cpu unpinned, SCHED_OTHER");
+  }
+  const auto samples = load_recording(recording);
+  ASSERT_GT(samples.size(), 2000u);
+
+  // Penetration of the pen's sphere below the rest top surface, and the force it felt.
+  struct Point {
+    double depth, force_y, force_xz;
+  };
+  std::vector<Point> contact;
+  double deepest_pen = 0;
+  for (const auto& s : samples) {
+    const double depth = press.top - (s.state.position[1] - o.tool.radius);
+    deepest_pen = std::max(deepest_pen, depth);
+    if (depth > 5e-4)
+      contact.push_back({depth, s.force[1], std::hypot(s.force[0], s.force[2])});
+  }
+  ASSERT_GT(contact.size(), 300u) << "the pen must reach into the beam";
+  // The force opposes the penetration (the pen moves down, the force points up) ...
+  long opposing = 0;
+  for (const auto& c : contact) opposing += c.force_y > 0;
+  EXPECT_GT(static_cast<double>(opposing), 0.95 * static_cast<double>(contact.size()));
+  // ... and grows with it: mean upward force in the deeper half of the depth range is larger
+  // than in the shallower half, by more than the noise of a 1 kHz sampled contact.
+  const double half = 0.5 * deepest_pen;
+  double shallow = 0, deep = 0;
+  long n_shallow = 0, n_deep = 0;
+  for (const auto& c : contact) {
+    if (c.depth < half) shallow += c.force_y, ++n_shallow;
+    else deep += c.force_y, ++n_deep;
+  }
+  ASSERT_GT(n_shallow, 20);
+  ASSERT_GT(n_deep, 20);
+  EXPECT_GT(deep / n_deep, 1.5 * shallow / n_shallow);
+  // The rendered force changes the pen's motion: the hand goes 8 mm past the top, the pen stops
+  // short of that by about force / hand stiffness.
+  const SimulatedPenConfig script = parse_simulated_pen_config(press.config);
+  const double hand_depth = press.top - (script.hand.start[1] - script.hand.depth - o.tool.radius);
+  EXPECT_LT(deepest_pen, hand_depth - 1e-3) << "pen " << deepest_pen << " hand " << hand_depth;
+  // The force follows the tool between server steps (the SOFA #5158 class of bug): while in
+  // contact it takes many more distinct values than the server made steps (100 per second).
+  std::vector<double> values;
+  for (const auto& c : contact) values.push_back(c.force_y);
+  std::sort(values.begin(), values.end());
+  const auto distinct = std::unique(values.begin(), values.end()) - values.begin();
+  const double contact_seconds = static_cast<double>(contact.size()) * 1e-3;
+  EXPECT_GT(static_cast<double>(distinct), 3 * 100 * contact_seconds);
+
+  // Replaying the recording sends the same tool motion and feels the same contact.
+  const std::string replayed = temp_path("replayed.csv");
+  {
+    auto device = std::make_unique<RecordingDevice>(std::make_unique<ReplayDevice>(recording),
+                                                    replayed);
+    HapticLoop loop(*device, o);
+    loop.connect(client, session->id());
+    loop.start();
+    ASSERT_TRUE(loop.wait(30));
+  }
+  const auto again = load_recording(replayed);
+  ASSERT_GT(again.size(), 2000u);
+  // Positions: the replayed run read the recording at its own tick times.
+  ReplayDevice reference(samples);
+  double worst = 0, max_force = 0, max_force_again = 0;
+  for (const auto& s : again) {
+    worst = std::max(worst, std::abs(s.state.position[1] - reference.read(s.t).position[1]));
+    max_force_again = std::max(max_force_again, s.force[1]);
+  }
+  for (const auto& s : samples) max_force = std::max(max_force, s.force[1]);
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_GT(max_force_again, 0.5 * max_force);
+  EXPECT_LT(max_force_again, 2.0 * max_force);
+  std::filesystem::remove(recording);
+  std::filesystem::remove(replayed);
+}
+
+HapticSnapshot wait_for(const HapticLoop& loop, const std::function<bool(const HapticSnapshot&)>& p,
+                        double seconds = 20) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  HapticSnapshot s = loop.snapshot();
+  while (!p(s) && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    s = loop.snapshot();
+  }
+  return s;
+}
+
+TEST(HapticLoop, WatchdogAndDisconnectZeroTheForce) {
+  ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES);
+  Client client(options_for(server));
+  auto session = client.create_session("cantilever");
+  ASSERT_TRUE(session);
+  auto topology = client.topology(session->id());
+  ASSERT_TRUE(topology);
+  HapticLoopOptions o;
+  o.placement.cpu = -2;
+  o.reconnect = false;
+  // A slow press that stays in contact for seconds.
+  SimulatedPen pen(parse_simulated_pen_config(press_on(*topology, o.tool.radius, 8.0, 0).config));
+  HapticLoop loop(pen, o);
+  loop.connect(client, session->id());
+  loop.start();
+  auto pressing = [](const HapticSnapshot& s) { return s.force[1] > 0.3; };
+  ASSERT_TRUE(pressing(wait_for(loop, pressing))) << "the pen never pressed";
+
+  // Freeze the server: the stream stays open, models stop coming; after 100 ms the watchdog
+  // ramps the force to zero over 50 ms.
+  ASSERT_EQ(kill(server.pid(), SIGSTOP), 0);
+  const auto frozen_at = std::chrono::steady_clock::now();
+  auto zero = [](const HapticSnapshot& s) { return s.force == Vec3{0, 0, 0}; };
+  HapticSnapshot s = wait_for(loop, zero);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen_at).count();
+  EXPECT_TRUE(zero(s));
+  EXPECT_TRUE(s.connected);
+  EXPECT_GE(took, 0.1) << "the watchdog must not cut the force before its timeout";
+  EXPECT_GT(s.model_age_ms, 100);
+
+  // The server comes back: models flow again and the force returns.
+  ASSERT_EQ(kill(server.pid(), SIGCONT), 0);
+  s = wait_for(loop, pressing);
+  EXPECT_TRUE(pressing(s)) << "force after the server resumed: " << s.force[1];
+
+  // The server stops: the stream ends and the force is zero at once.
+  EXPECT_EQ(server.terminate(), 0);
+  s = wait_for(loop, [](const HapticSnapshot& x) { return !x.connected; });
+  EXPECT_FALSE(s.connected);
+  EXPECT_TRUE(zero(s));
+  loop.stop();
+  const auto report = loop.report();
+  EXPECT_GT(report["watchdog_ticks"].get<long>(), 0);
+  EXPECT_GT(report["ticks_disconnected"].get<long>(), 0);
+}
+
+}  // namespace
+}  // namespace softbody::client

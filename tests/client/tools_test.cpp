@@ -1,0 +1,137 @@
+// The command-line tools as a user runs them against a real server: softbody-client (list,
+// create, control, watch, haptic, record, delete) and a short softbody-load run with thresholds.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "client-cpp/devices/recording.h"
+#include "server/server_process.h"
+#include "tests/process.h"
+
+namespace softbody::client {
+namespace {
+
+using server::ServerProcess;
+using test::run_process;
+
+class Tools : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new ServerProcess(SOFTBODY_SERVER, SOFTBODY_SCENES); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(server_->grpc_port()); }
+  test::ProcessResult client(const std::string& args) const {
+    return run_process(std::string(SOFTBODY_CLIENT) + " --server " + address() + " " + args);
+  }
+  static ServerProcess* server_;
+};
+ServerProcess* Tools::server_ = nullptr;
+
+std::string trim(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+TEST_F(Tools, ClientCommandsManageSessionsAndRunTheHapticLoop) {
+  auto created = client("create --scene cantilever --paused --label cli");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string id = trim(created.out);
+  ASSERT_EQ(id.size(), 12u) << created.out;
+
+  auto listed = client("list --json");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto list = nlohmann::json::parse(listed.out);
+  bool found = false;
+  for (const auto& s : list["sessions"]["sessions"]) found |= s["id"] == id && s["label"] == "cli";
+  EXPECT_TRUE(found) << listed.out;
+  EXPECT_NE(client("list").out.find(id), std::string::npos);
+
+  auto stepped = client("control " + id + " step --steps 3");
+  ASSERT_EQ(stepped.exit_code, 0) << stepped.err;
+  EXPECT_NE(stepped.out.find("step 3"), std::string::npos) << stepped.out;
+  ASSERT_EQ(client("control " + id + " resume").exit_code, 0);
+
+  auto watched = client("watch " + id + " --duration 2 --rate 30 --json");
+  ASSERT_EQ(watched.exit_code, 0) << watched.err;
+  const auto w = nlohmann::json::parse(watched.out);
+  EXPECT_GT(w["frames"].get<long>(), 20) << watched.out;     // 30 Hz for 2 s
+  EXPECT_LE(w["frames_per_s"].get<double>(), 30 * 1.2);
+  EXPECT_GT(w["last_step"].get<long>(), 3);
+  EXPECT_NE(watched.err.find("frames/s"), std::string::npos);  // the live lines
+
+  const std::string recording =
+      (std::filesystem::temp_directory_path() / ("softbody-cli-" + std::to_string(getpid()) + ".csv"))
+          .string();
+  auto haptic = client("record " + id + " --device sim --duration 1.5 --cpu -2 --json --output " +
+                       recording);
+  ASSERT_EQ(haptic.exit_code, 0) << haptic.err;
+  const auto h = nlohmann::json::parse(haptic.out);
+  EXPECT_GT(h["ticks"].get<long>(), 1000);
+  EXPECT_EQ(h["replies_missing"].get<long>(), 0);
+  EXPECT_GT(h["jitter_us"]["count"].get<long>(), 1000);
+  const auto samples = load_recording(recording);
+  EXPECT_GT(samples.size(), 1000u);
+
+  auto replayed = client("haptic " + id + " --device replay:" + recording + " --cpu -2 --json");
+  ASSERT_EQ(replayed.exit_code, 0) << replayed.err;
+  EXPECT_NEAR(nlohmann::json::parse(replayed.out)["duration_s"].get<double>(),
+              samples.back().t - samples.front().t, 0.1);
+  std::filesystem::remove(recording);
+
+  // Errors: the server's status and message, exit status 1.
+  auto bad_device = client("haptic " + id + " --device joystick");
+  EXPECT_EQ(bad_device.exit_code, 1);
+  EXPECT_NE(bad_device.err.find("unknown device 'joystick'"), std::string::npos) << bad_device.err;
+  auto bad_plugin = client("haptic " + id + " --device plugin:/nonexistent.so");
+  EXPECT_EQ(bad_plugin.exit_code, 1);
+  EXPECT_NE(bad_plugin.err.find("/nonexistent.so"), std::string::npos);
+
+  ASSERT_EQ(client("delete " + id).exit_code, 0);
+  auto gone = client("delete " + id);
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_NE(gone.err.find("NOT_FOUND"), std::string::npos) << gone.err;
+  auto unreachable = run_process(std::string(SOFTBODY_CLIENT) +
+                                 " --server 127.0.0.1:1 --deadline 1 list");
+  EXPECT_EQ(unreachable.exit_code, 1);
+  EXPECT_NE(unreachable.err.find("UNAVAILABLE"), std::string::npos) << unreachable.err;
+}
+
+TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
+  const std::string base = std::string(SOFTBODY_LOAD) + " --server " + address() +
+                           " --scene cantilever --sessions 2 --subscribers-per-session 2"
+                           " --haptic-per-session 1 --rate 500 --frame-rate 30 --duration 2"
+                           " --warmup 0.5 --json";
+  auto r = run_process(base + " --max-replies-missing 0 --min-frame-ratio 0.5");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* metric : {"force_reply_latency_ms", "frame_interval_ms"})
+    for (const char* field : {"count", "p50", "p90", "p99", "p999", "max"})
+      EXPECT_TRUE(j[metric].contains(field)) << metric << ' ' << field;
+  EXPECT_GT(j["force_reply_latency_ms"]["count"].get<long>(), 1500);  // 2 x 500 Hz x 2 s
+  EXPECT_EQ(j["replies_missing"].get<long>(), 0);
+  EXPECT_EQ(j["errors"]["total"].get<long>(), 0) << j["errors"].dump();
+  EXPECT_EQ(j["real_time_factor"]["per_session"].size(), 2u);
+  EXPECT_GT(j["frames_received"].get<long>(), 0);
+  EXPECT_NEAR(j["frames_expected"].get<double>(), 2 * 2 * 30 * 2, 1e-9);
+  // Frames arrive about every 33 ms.
+  EXPECT_GT(j["frame_interval_ms"]["p50"].get<double>(), 20);
+  EXPECT_LT(j["frame_interval_ms"]["p50"].get<double>(), 60);
+  // Sessions are deleted afterwards.
+  EXPECT_EQ(j["thresholds_crossed"].size(), 0u);
+
+  // An impossible threshold fails the run with exit status 2 and says which.
+  auto strict = run_process(base + " --max-reply-p99-ms 0.000001");
+  EXPECT_EQ(strict.exit_code, 2);
+  EXPECT_NE(strict.err.find("force reply p99"), std::string::npos) << strict.err;
+  // An unknown scene stops the run before it starts (exit status 1).
+  auto bad = run_process(std::string(SOFTBODY_LOAD) + " --server " + address() +
+                         " --scene no-such-scene --duration 1");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("no-such-scene"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace softbody::client
