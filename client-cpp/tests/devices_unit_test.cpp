@@ -58,7 +58,8 @@ TEST(SimulatedPen, ConfigErrorsNameTheKey) {
 
 TEST(Recording, RecordThenReplayReproducesTheMotion) {
   const std::string path = temp_path("round-trip.csv");
-  SimulatedPenConfig c = parse_simulated_pen_config("start=0,0,0;direction=1,0,0;depth=0.05;period=1");
+  SimulatedPenConfig c =
+      parse_simulated_pen_config("start=0,0,0;direction=1,0,0;depth=0.05;period=1");
   std::vector<DeviceState> truth;
   {
     RecordingDevice recorder(std::make_unique<SimulatedPen>(c), path);

@@ -119,7 +119,8 @@ TEST(PeriodicTimer, KeepsTheAverageRate) {
   PeriodicTimer timer(1000, 100e-6);
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 200; ++i) timer.wait();
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(elapsed, 0.199);
   EXPECT_LE(timer.overruns(), 200);
 }

@@ -248,7 +248,8 @@ TEST(ClientReconnection, ASubscriptionRetriesWhileTheServerIsDownAndResumes) {
 
   // A new server on the same port does not know the session: the retried stream ends with
   // NOT_FOUND, a permanent error, and the subscription gives up.
-  ServerProcess second(SOFTBODY_SERVER, SOFTBODY_SCENES, {"--grpc", "127.0.0.1:" + std::to_string(port)});
+  ServerProcess second(SOFTBODY_SERVER, SOFTBODY_SCENES,
+                       {"--grpc", "127.0.0.1:" + std::to_string(port)});
   ASSERT_EQ(second.grpc_port(), port);
   ASSERT_TRUE(log.wait([](FrameLog& l) { return l.end.has_value(); }));
   EXPECT_EQ(log.end->code, grpc::StatusCode::NOT_FOUND) << log.end->to_string();

@@ -90,8 +90,7 @@ TEST(HapticLoop, PenPushesIntoTheBodyAndFeelsItPushBack) {
   for (const auto& s : samples) {
     const double depth = press.top - (s.state.position[1] - o.tool.radius);
     deepest_pen = std::max(deepest_pen, depth);
-    if (depth > 5e-4)
-      contact.push_back({depth, s.force[1], std::hypot(s.force[0], s.force[2])});
+    if (depth > 5e-4) contact.push_back({depth, s.force[1], std::hypot(s.force[0], s.force[2])});
   }
   ASSERT_GT(contact.size(), 300u) << "the pen must reach into the beam";
   // The force opposes the penetration (the pen moves down, the force points up) ...
@@ -104,8 +103,10 @@ TEST(HapticLoop, PenPushesIntoTheBodyAndFeelsItPushBack) {
   double shallow = 0, deep = 0;
   long n_shallow = 0, n_deep = 0;
   for (const auto& c : contact) {
-    if (c.depth < half) shallow += c.force_y, ++n_shallow;
-    else deep += c.force_y, ++n_deep;
+    if (c.depth < half)
+      shallow += c.force_y, ++n_shallow;
+    else
+      deep += c.force_y, ++n_deep;
   }
   ASSERT_GT(n_shallow, 20);
   ASSERT_GT(n_deep, 20);
@@ -127,8 +128,8 @@ TEST(HapticLoop, PenPushesIntoTheBodyAndFeelsItPushBack) {
   // Replaying the recording sends the same tool motion and feels the same contact.
   const std::string replayed = temp_path("replayed.csv");
   {
-    auto device = std::make_unique<RecordingDevice>(std::make_unique<ReplayDevice>(recording),
-                                                    replayed);
+    auto device =
+        std::make_unique<RecordingDevice>(std::make_unique<ReplayDevice>(recording), replayed);
     HapticLoop loop(*device, o);
     loop.connect(client, session->id());
     loop.start();
@@ -186,7 +187,8 @@ TEST(HapticLoop, WatchdogAndDisconnectZeroTheForce) {
   const auto frozen_at = std::chrono::steady_clock::now();
   auto zero = [](const HapticSnapshot& s) { return s.force == Vec3{0, 0, 0}; };
   HapticSnapshot s = wait_for(loop, zero);
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen_at).count();
+  const double took =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - frozen_at).count();
   EXPECT_TRUE(zero(s));
   EXPECT_TRUE(s.connected);
   EXPECT_GE(took, 0.1) << "the watchdog must not cut the force before its timeout";

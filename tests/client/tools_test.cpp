@@ -57,16 +57,16 @@ TEST_F(Tools, ClientCommandsManageSessionsAndRunTheHapticLoop) {
   auto watched = client("watch " + id + " --duration 2 --rate 30 --json");
   ASSERT_EQ(watched.exit_code, 0) << watched.err;
   const auto w = nlohmann::json::parse(watched.out);
-  EXPECT_GT(w["frames"].get<long>(), 20) << watched.out;     // 30 Hz for 2 s
+  EXPECT_GT(w["frames"].get<long>(), 20) << watched.out;  // 30 Hz for 2 s
   EXPECT_LE(w["frames_per_s"].get<double>(), 30 * 1.2);
   EXPECT_GT(w["last_step"].get<long>(), 3);
   EXPECT_NE(watched.err.find("frames/s"), std::string::npos);  // the live lines
 
-  const std::string recording =
-      (std::filesystem::temp_directory_path() / ("softbody-cli-" + std::to_string(getpid()) + ".csv"))
-          .string();
-  auto haptic = client("record " + id + " --device sim --duration 1.5 --cpu -2 --json --output " +
-                       recording);
+  const std::string recording = (std::filesystem::temp_directory_path() /
+                                 ("softbody-cli-" + std::to_string(getpid()) + ".csv"))
+                                    .string();
+  auto haptic =
+      client("record " + id + " --device sim --duration 1.5 --cpu -2 --json --output " + recording);
   ASSERT_EQ(haptic.exit_code, 0) << haptic.err;
   const auto h = nlohmann::json::parse(haptic.out);
   EXPECT_GT(h["ticks"].get<long>(), 1000);
@@ -93,8 +93,8 @@ TEST_F(Tools, ClientCommandsManageSessionsAndRunTheHapticLoop) {
   auto gone = client("delete " + id);
   EXPECT_EQ(gone.exit_code, 1);
   EXPECT_NE(gone.err.find("NOT_FOUND"), std::string::npos) << gone.err;
-  auto unreachable = run_process(std::string(SOFTBODY_CLIENT) +
-                                 " --server 127.0.0.1:1 --deadline 1 list");
+  auto unreachable =
+      run_process(std::string(SOFTBODY_CLIENT) + " --server 127.0.0.1:1 --deadline 1 list");
   EXPECT_EQ(unreachable.exit_code, 1);
   EXPECT_NE(unreachable.err.find("UNAVAILABLE"), std::string::npos) << unreachable.err;
 }
