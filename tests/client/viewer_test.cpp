@@ -1,0 +1,113 @@
+// softbody-viewer under a virtual X server (Xvfb): the window shows the body, and the picture
+// changes when the body deforms.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <set>
+
+#define STB_IMAGE_IMPLEMENTATION
+#include <stb/stb_image.h>
+
+#include "client-cpp/client/client.h"
+#include "server/server_process.h"
+#include "tests/process.h"
+
+namespace softbody::client {
+namespace {
+
+struct Image {
+  int width = 0, height = 0;
+  std::vector<unsigned char> rgb;
+  const unsigned char* at(int x, int y) const { return &rgb[3 * (static_cast<size_t>(y) * width + x)]; }
+};
+
+Image load_png(const std::string& path) {
+  Image image;
+  int channels = 0;
+  unsigned char* data = stbi_load(path.c_str(), &image.width, &image.height, &channels, 3);
+  if (!data) return image;
+  image.rgb.assign(data, data + 3 * image.width * image.height);
+  stbi_image_free(data);
+  return image;
+}
+
+// The overlay's three text lines occupy the top of the window; compare below them.
+constexpr int kOverlayRows = 80;
+
+double fraction_where(const Image& im, const std::function<bool(const unsigned char*)>& p) {
+  long n = 0, total = 0;
+  for (int y = kOverlayRows; y < im.height; ++y)
+    for (int x = 0; x < im.width; ++x, ++total) n += p(im.at(x, y));
+  return static_cast<double>(n) / static_cast<double>(total);
+}
+
+std::string screenshot(const server::ServerProcess& server, const std::string& session,
+                       const std::string& path) {
+  const auto r = test::run_process(
+      "xvfb-run -a -s '-screen 0 800x600x24' " + std::string(SOFTBODY_VIEWER) +
+      " --server 127.0.0.1:" + std::to_string(server.grpc_port()) + " " + session +
+      " --width 640 --height 480 --screenshot " + path);
+  return r.exit_code == 0 ? "" : "viewer exit " + std::to_string(r.exit_code) + ": " + r.err;
+}
+
+TEST(Viewer, ShowsTheBodyAndChangesWhenItDeforms) {
+  server::ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES);
+  ClientOptions o;
+  o.address = "127.0.0.1:" + std::to_string(server.grpc_port());
+  Client client(o);
+  // The default scene: a sphere pushes the knight from the side during the first 1.5 s.
+  auto session = client.create_session("default", {}, true);
+  ASSERT_TRUE(session);
+  const std::string dir = std::filesystem::path(SOFTBODY_ARTIFACTS).string();
+  std::filesystem::create_directories(dir);
+  const std::string before = dir + "/viewer-rest.png", after = dir + "/viewer-deformed.png";
+
+  ASSERT_EQ(screenshot(server, session->id(), before), "");
+  ASSERT_TRUE(client.control(session->id(), v1::CONTROL_ACTION_STEP, 60));
+  ASSERT_EQ(screenshot(server, session->id(), after), "");
+
+  const Image a = load_png(before), b = load_png(after);
+  ASSERT_EQ(a.width, 640);
+  ASSERT_EQ(a.height, 480);
+  ASSERT_EQ(b.width, 640);
+  // Not blank: the background is a dark grey-blue, the body a lit red-brown.
+  const unsigned char* bg = a.at(a.width - 1, a.height - 1);
+  auto body = [](const unsigned char* p) { return p[0] > p[1] + 30 && p[0] > p[2] + 30; };
+  EXPECT_GT(fraction_where(a, body), 0.02) << "the knight must cover part of the window";
+  EXPECT_LT(fraction_where(a, body), 0.8);
+  auto not_background = [bg](const unsigned char* p) {
+    return std::abs(p[0] - bg[0]) + std::abs(p[1] - bg[1]) + std::abs(p[2] - bg[2]) > 30;
+  };
+  EXPECT_GT(fraction_where(a, not_background), 0.02);
+  // Shaded, not flat: the body shows many different intensities.
+  std::set<int> shades;
+  for (int y = kOverlayRows; y < a.height; ++y)
+    for (int x = 0; x < a.width; ++x)
+      if (body(a.at(x, y))) shades.insert(a.at(x, y)[0]);
+  EXPECT_GT(shades.size(), 40u);
+  // Deformed: a good part of the picture changed.
+  long changed = 0, total = 0;
+  for (int y = kOverlayRows; y < a.height; ++y)
+    for (int x = 0; x < a.width; ++x, ++total) {
+      const unsigned char *p = a.at(x, y), *q = b.at(x, y);
+      changed += std::abs(p[0] - q[0]) + std::abs(p[1] - q[1]) + std::abs(p[2] - q[2]) > 60;
+    }
+  EXPECT_GT(static_cast<double>(changed) / static_cast<double>(total), 0.01);
+
+  // A screenshot of the same state again is the same picture (the change above is the body's).
+  const std::string again = dir + "/viewer-deformed-again.png";
+  ASSERT_EQ(screenshot(server, session->id(), again), "");
+  const Image c = load_png(again);
+  long differ = 0;
+  for (int y = kOverlayRows; y < c.height; ++y)
+    for (int x = 0; x < c.width; ++x) {
+      const unsigned char *p = b.at(x, y), *q = c.at(x, y);
+      differ += std::abs(p[0] - q[0]) + std::abs(p[1] - q[1]) + std::abs(p[2] - q[2]) > 60;
+    }
+  EXPECT_LT(static_cast<double>(differ) / static_cast<double>(total), 0.002);
+}
+
+}  // namespace
+}  // namespace softbody::client
