@@ -4,18 +4,12 @@
 
 #include "bench/forces_benchmark.h"
 #include "bench/step_benchmark.h"
-#ifdef SOFTBODY_BENCH_SERVE
-#include "bench/serve_benchmark.h"
-#endif
 
 int main(int argc, char** argv) {
   CLI::App app{"softbody-bench: engine benchmarks (JSON output)"};
   app.require_subcommand(1);
   softbody::bench::add_forces_benchmark(app);
   softbody::bench::add_step_benchmark(app);
-#ifdef SOFTBODY_BENCH_SERVE
-  softbody::bench::add_serve_benchmark(app);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -47,7 +47,10 @@ struct Workspace {
 
 struct HapticLoopOptions {
   double rate_hz = 1000;   // 500 to 4000
-  double spin_s = 150e-6;  // busy-wait before each tick
+  // Busy-wait before each tick [s]. Wake-ups from sleep arrive up to ~0.5 ms late on the shared
+  // VMs measured (bench/RESULTS.md); spinning the last 0.5 ms costs half a core and keeps the p99
+  // period error in microseconds. With SCHED_FIFO 0.15 ms is enough.
+  double spin_s = 500e-6;
   ThreadPlacement placement;
   SafetyLimits safety;
   Workspace workspace;
