@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
     cmd->add_option("--cpu", h.loop.placement.cpu, "core for the loop (-1: last, -2: any)")
         ->capture_default_str();
     cmd->add_flag("--realtime", h.loop.placement.realtime, "SCHED_FIFO priority (needs root)");
-    cmd->add_option("--spin", h.loop.spin_s, "busy-wait before each tick [s]")->capture_default_str();
+    cmd->add_option("--spin", h.loop.spin_s, "busy-wait before each tick [s]")
+        ->capture_default_str();
     cmd->add_option("--max-force", h.loop.safety.max_force, "force clamp [N]")
         ->capture_default_str();
     cmd->add_option("--max-force-rate", h.loop.safety.max_force_rate, "force-rate clamp [N/s]")

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 #include <stdexcept>
 
@@ -106,6 +107,16 @@ void SimulatedPen::advance(double dt, double t) {
     velocity_[k] += dt * f / d.mass;  // semi-implicit Euler: velocity first
     position_[k] += dt * velocity_[k];
   }
+}
+
+std::string SimulatedPen::name() const {
+  const ScriptedHand& h = config_.hand;
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "simulated pen pressing from (%.4g, %.4g, %.4g) along (%.3g, %.3g, %.3g) by %.4g m",
+                h.start[0], h.start[1], h.start[2], h.direction[0], h.direction[1], h.direction[2],
+                h.depth);
+  return text;
 }
 
 DeviceState SimulatedPen::read(double time_s) {

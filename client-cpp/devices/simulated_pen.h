@@ -43,7 +43,7 @@ class SimulatedPen : public HapticDevice {
  public:
   explicit SimulatedPen(const SimulatedPenConfig& config);
 
-  std::string name() const override { return "simulated pen"; }
+  std::string name() const override;  // "simulated pen pressing from (x, y, z) along (...)"
   DeviceState read(double time_s) override;
   void write_force(const Vec3& force, double /*time_s*/) override { force_ = force; }
   bool finished() const override;

@@ -46,7 +46,7 @@ struct Workspace {
 };
 
 struct HapticLoopOptions {
-  double rate_hz = 1000;   // 500 to 4000
+  double rate_hz = 1000;  // 500 to 4000
   // Busy-wait before each tick [s]. Wake-ups from sleep arrive up to ~0.5 ms late on the shared
   // VMs measured (bench/RESULTS.md); spinning the last 0.5 ms costs half a core and keeps the p99
   // period error in microseconds. With SCHED_FIFO 0.15 ms is enough.

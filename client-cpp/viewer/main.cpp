@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
   client::ClientOptions client_options;
   std::string session, scene = "default", device_spec, screenshot;
   int width = 1024, height = 768, settle_frames = 3;
-  double screenshot_timeout = 30;
+  double screenshot_timeout = 30, screenshot_after = 0;
   client::HapticLoopOptions loop_options;
   loop_options.placement.cpu = -2;  // the viewer shares the machine with its window
   CLI::App app{"softbody-viewer: watch and touch a live softbody session"};
@@ -168,6 +168,7 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot", screenshot,
                  "render until a state frame arrived, write this PNG and exit (for tests)");
   app.add_option("--screenshot-timeout", screenshot_timeout, "seconds to wait for a frame");
+  app.add_option("--screenshot-after", screenshot_after, "seconds to run before the screenshot");
   CLI11_PARSE(app, argc, argv);
 
   client::Client client(client_options);
@@ -301,7 +302,9 @@ int main(int argc, char** argv) {
                            h.connected ? "connected" : "DISCONNECTED", fps)},
                    fb_w, fb_h);
       if (!screenshot.empty()) {
-        if (renderer.has_surface() && ++frames_since_surface > settle_frames) {
+        const double running = std::chrono::duration<double>(Clock::now() - started).count();
+        if (renderer.has_surface() && ++frames_since_surface > settle_frames &&
+            running >= screenshot_after) {
           glFinish();
           if (!write_screenshot(screenshot, fb_w, fb_h)) {
             std::cerr << "softbody-viewer: cannot write " << screenshot << '\n';
@@ -309,7 +312,7 @@ int main(int argc, char** argv) {
           }
           break;
         }
-        if (std::chrono::duration<double>(Clock::now() - started).count() > screenshot_timeout) {
+        if (running > screenshot_timeout + screenshot_after) {
           std::cerr << "softbody-viewer: no state frame within " << screenshot_timeout << " s\n";
           status = 1;
           break;

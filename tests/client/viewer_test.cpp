@@ -20,7 +20,9 @@ namespace {
 struct Image {
   int width = 0, height = 0;
   std::vector<unsigned char> rgb;
-  const unsigned char* at(int x, int y) const { return &rgb[3 * (static_cast<size_t>(y) * width + x)]; }
+  const unsigned char* at(int x, int y) const {
+    return &rgb[3 * (static_cast<size_t>(y) * width + x)];
+  }
 };
 
 Image load_png(const std::string& path) {
@@ -45,10 +47,10 @@ double fraction_where(const Image& im, const std::function<bool(const unsigned c
 
 std::string screenshot(const server::ServerProcess& server, const std::string& session,
                        const std::string& path) {
-  const auto r = test::run_process(
-      "xvfb-run -a -s '-screen 0 800x600x24' " + std::string(SOFTBODY_VIEWER) +
-      " --server 127.0.0.1:" + std::to_string(server.grpc_port()) + " " + session +
-      " --width 640 --height 480 --screenshot " + path);
+  const auto r =
+      test::run_process("xvfb-run -a -s '-screen 0 800x600x24' " + std::string(SOFTBODY_VIEWER) +
+                        " --server 127.0.0.1:" + std::to_string(server.grpc_port()) + " " +
+                        session + " --width 640 --height 480 --screenshot " + path);
   return r.exit_code == 0 ? "" : "viewer exit " + std::to_string(r.exit_code) + ": " + r.err;
 }
 
