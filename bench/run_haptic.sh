@@ -1,31 +1,47 @@
 #!/usr/bin/env bash
-# The native client's haptic loop at 1 kHz (issue 5 §7): period jitter with the loop on its own
-# core (server and the client's other threads pinned to core 0, the loop to core 1), once at
-# normal priority (with the default and a shorter spin) and once with SCHED_FIFO; then the load tester on the server issue's scenario.
-# Results: bench/results/haptic-*.json and load-*.json.
+# The native client's haptic loop at 1 kHz (issue 5 §7) and the load tester on the server issue's
+# scenario. Results: bench/results/haptic-*.json, load-*.json; summary on stdout.
+#
+# Jitter: the server and the client's other threads are pinned to core 0, the loop to core 1.
+# Four configurations, each run ROUNDS times interleaved (the machine is a shared VM: quote
+# medians): the session paused (nothing else runs) or running with the pen pressing into the
+# knight, with the default 0.5 ms spin or 0.15 ms, at normal priority or SCHED_FIFO.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=bench/results
 client=build/release/client-cpp/softbody-client
 load=build/release/client-cpp/softbody-load
-duration=${DURATION:-20}
+duration=${DURATION:-10}
+rounds=${ROUNDS:-3}
 
-jitter() {  # $1: name, rest: extra haptic flags
-  local name=$1; shift
+jitter() {  # $1: name, $2: create flags, rest: extra haptic flags
+  local name=$1 create=$2; shift 2
   bench/with_server.sh --pin 0 --workers 1 -- bash -c '
-    id=$('"$client"' --server "$SOFTBODY_SERVER_ADDR" create --scene knight)
+    id=$('"$client"' --server "$SOFTBODY_SERVER_ADDR" create --scene knight '"$create"')
     taskset -c 0 '"$client"' --server "$SOFTBODY_SERVER_ADDR" haptic "$id" --device sim \
       --duration '"$duration"' --cpu 1 --json '"$*"' 2>/dev/null' > "$out/haptic-$name.json"
-  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); j=r["jitter_us"]; \
-print(sys.argv[2], "jitter p50 %.1f p99 %.1f p99.9 %.1f max %.1f us" % (j["p50"], j["p99"], j["p999"], j["max"]))' \
-    "$out/haptic-$name.json" "$name"
 }
-jitter idle-core                               # default: spin the last 0.5 ms of each period
-jitter idle-core-spin150 --spin 0.00015        # less spinning: sleep overshoot shows
-jitter idle-core-fifo-spin150 --realtime --spin 0.00015
+for r in $(seq "$rounds"); do
+  jitter "idle-r$r" --paused
+  jitter "idle-spin150-r$r" --paused --spin 0.00015
+  jitter "busy-r$r" ""
+  jitter "busy-fifo-spin150-r$r" "" --realtime --spin 0.00015
+done
+python3 - "$out" "$rounds" <<'PY'
+import json, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+print("configuration          jitter p50 / p99 / p99.9 us (median of %d runs)   round trip p50 / p99 ms   model age p50 ms" % rounds)
+for name in ["idle", "idle-spin150", "busy", "busy-fifo-spin150"]:
+    runs = [json.load(open("%s/haptic-%s-r%d.json" % (out, name, r))) for r in range(1, rounds + 1)]
+    med = lambda f: statistics.median(f(x) for x in runs)
+    print("%-22s %6.1f / %6.1f / %7.1f            %5.2f / %5.2f             %5.2f" % (
+        name, med(lambda x: x["jitter_us"]["p50"]), med(lambda x: x["jitter_us"]["p99"]),
+        med(lambda x: x["jitter_us"]["p999"]), med(lambda x: x["round_trip_ms"]["p50"]),
+        med(lambda x: x["round_trip_ms"]["p99"]), med(lambda x: x["model_age_ms"]["p50"])))
+PY
 
-# The server issue's scenario: 8 knight sessions, one 1 kHz haptic client and one 60 Hz
-# subscriber each, server with 2 workers; everything on this machine.
+# The server issue's scenario: knight sessions, one 1 kHz haptic client and one 60 Hz subscriber
+# each, server with 2 workers; everything on this machine.
 for n in 4 8; do
   bench/with_server.sh --workers 2 --max-sessions 20 -- bash -c \
     "$load --server \$SOFTBODY_SERVER_ADDR --scene knight --sessions $n --rate 1000 \
