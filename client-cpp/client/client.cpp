@@ -1,5 +1,7 @@
 #include "client-cpp/client/client.h"
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -196,14 +198,10 @@ Result<Topology> Client::topology(const std::string& id, bool include_tetrahedra
   out.triangles.assign(t.surface_triangles().begin(), t.surface_triangles().end());
   out.rest_positions.assign(t.rest_positions().begin(), t.rest_positions().end());
   out.tetrahedra.assign(t.tetrahedra().begin(), t.tetrahedra().end());
-  const double lo[3] = {t.rest_bounds().min().x(), t.rest_bounds().min().y(),
-                        t.rest_bounds().min().z()};
-  const double hi[3] = {t.rest_bounds().max().x(), t.rest_bounds().max().y(),
-                        t.rest_bounds().max().z()};
-  for (int k = 0; k < 3; ++k) {
-    out.bounds_min[k] = lo[k];
-    out.bounds_max[k] = hi[k];
-  }
+  const auto& lo = t.rest_bounds().min();
+  const auto& hi = t.rest_bounds().max();
+  std::copy_n(std::array{lo.x(), lo.y(), lo.z()}.begin(), 3, out.bounds_min);
+  std::copy_n(std::array{hi.x(), hi.y(), hi.z()}.begin(), 3, out.bounds_max);
   return out;
 }
 

@@ -68,8 +68,16 @@ bool HapticLoop::wait(double timeout_s) {
   return !running_;
 }
 
-void HapticLoop::open_stream() {
+// Adds the stream's counts to the loop's totals and lets it go (it has ended or been closed).
+void HapticLoop::retire_stream() {
+  commands_sent_ += stream_->sent();
+  commands_coalesced_ += stream_->coalesced();
+  replies_ += stream_->received();
   stream_.reset();
+}
+
+void HapticLoop::open_stream() {
+  if (stream_) retire_stream();
   if (!client_) return;
   stream_ = client_->interact(
       session_id_, [this](const v1::ForceReply& r, Clock::time_point t) { on_reply(r, t); });
@@ -165,12 +173,7 @@ void HapticLoop::tick(double time_s, double dt) {
     ++disconnected_ticks_;
     if (client_ && options_.reconnect && time_s >= next_reconnect_s_) {
       // Reopen with exponential backoff; non-blocking (gRPC's callback API).
-      if (stream_) {
-        commands_sent_ += stream_->sent();
-        commands_coalesced_ += stream_->coalesced();
-        replies_ += stream_->received();
-        ++reconnects_;
-      }
+      if (stream_) ++reconnects_;
       open_stream();
       next_reconnect_s_ = time_s + reconnect_backoff_s_;
       reconnect_backoff_s_ = std::min(2 * reconnect_backoff_s_, 2.0);
@@ -220,10 +223,7 @@ void HapticLoop::run() {
   device_.write_force({0, 0, 0}, seconds(Clock::now()));
   if (stream_) {
     stream_->close(std::chrono::milliseconds(2000));
-    commands_sent_ += stream_->sent();
-    commands_coalesced_ += stream_->coalesced();
-    replies_ += stream_->received();
-    stream_.reset();
+    retire_stream();
   }
   {
     std::lock_guard lock(snapshot_mutex_);

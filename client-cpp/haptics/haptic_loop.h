@@ -104,6 +104,7 @@ class HapticLoop {
   void run();
   void tick(double time_s, double dt);
   void open_stream();
+  void retire_stream();
   void on_reply(const softbody::v1::ForceReply& reply,
                 std::chrono::steady_clock::time_point received);
   softbody::v1::ToolCommand command(double time_s, const Vec3& position, const Vec3& velocity,

@@ -75,7 +75,6 @@ void run_haptic_client(Client& client, const v1::SessionInfo& session, const Loa
   };
   const double measure_from = seconds(m.from), measure_until = seconds(m.until);
   std::atomic<long> rejected{0};
-  ToolStream* stream_ptr = nullptr;
   auto stream = client.interact(session.id(), [&](const v1::ForceReply& r, Clock::time_point at) {
     if (!r.rejected().empty()) ++rejected;
     if (r.client_time_s() < measure_from || r.client_time_s() >= measure_until) return;
@@ -83,13 +82,12 @@ void run_haptic_client(Client& client, const v1::SessionInfo& session, const Loa
     out.round_trip.record(seconds(at) - r.client_time_s());
     out.server_time.record(1e-6 * r.server_time_us());
   });
-  stream_ptr = stream.get();
   PeriodicTimer timer(o.rate_hz, 0);  // sleep only: a load generator must not burn cores spinning
   std::uint64_t sequence = 0;
   for (Clock::time_point now = Clock::now(); now < m.until; now = timer.wait()) {
     v1::ToolCommand c = scripted_command(session.rest_bounds(), seconds(now), phase);
     c.set_sequence(sequence++);
-    if (!stream_ptr->send(std::move(c))) break;
+    if (!stream->send(std::move(c))) break;
   }
   const Error end = stream->close(std::chrono::milliseconds(5000));
   if (end.code != grpc::StatusCode::OK) errors.add(end);

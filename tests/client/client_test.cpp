@@ -7,32 +7,18 @@
 #include <mutex>
 #include <thread>
 
-#include "client-cpp/client/client.h"
-#include "server/server_process.h"
+#include "tests/client/client_test_support.h"
 
 namespace softbody::client {
 namespace {
 
-using server::ServerProcess;
+using test::TestServer;
+using testing::options_for;
 
-ClientOptions options_for(const ServerProcess& server, int deadline_ms = 30000) {
-  ClientOptions o;
-  o.address = "127.0.0.1:" + std::to_string(server.grpc_port());
-  o.deadline = std::chrono::milliseconds(deadline_ms);
-  return o;
-}
-
-class ClientApi : public ::testing::Test {
+class ClientApi : public test::SharedServerTest<ClientApi> {
  protected:
-  static void SetUpTestSuite() { server_ = new ServerProcess(SOFTBODY_SERVER, SOFTBODY_SCENES); }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  static ServerProcess* server_;
   Client client_{options_for(*server_)};
 };
-ServerProcess* ClientApi::server_ = nullptr;
 
 TEST_F(ClientApi, SessionLifecycleWithTypedErrors) {
   auto scenes = client_.list_scenes();
@@ -223,7 +209,7 @@ TEST_F(ClientApi, SubscriptionDecodesFramesWithinTheErrorBound) {
 }
 
 TEST(ClientReconnection, ASubscriptionRetriesWhileTheServerIsDownAndResumes) {
-  auto first = std::make_unique<ServerProcess>(SOFTBODY_SERVER, SOFTBODY_SCENES);
+  auto first = std::make_unique<TestServer>();
   const int port = first->grpc_port();
   Client client(options_for(*first));
   auto made = client.create_session("cantilever", {}, false);
@@ -248,8 +234,7 @@ TEST(ClientReconnection, ASubscriptionRetriesWhileTheServerIsDownAndResumes) {
 
   // A new server on the same port does not know the session: the retried stream ends with
   // NOT_FOUND, a permanent error, and the subscription gives up.
-  ServerProcess second(SOFTBODY_SERVER, SOFTBODY_SCENES,
-                       {"--grpc", "127.0.0.1:" + std::to_string(port)});
+  TestServer second({"--grpc", "127.0.0.1:" + std::to_string(port)});
   ASSERT_EQ(second.grpc_port(), port);
   ASSERT_TRUE(log.wait([](FrameLog& l) { return l.end.has_value(); }));
   EXPECT_EQ(log.end->code, grpc::StatusCode::NOT_FOUND) << log.end->to_string();

@@ -15,24 +15,14 @@
 #include "client-cpp/devices/replay_device.h"
 #include "client-cpp/devices/simulated_pen.h"
 #include "client-cpp/haptics/haptic_loop.h"
-#include "server/server_process.h"
+#include "tests/client/client_test_support.h"
 
 namespace softbody::client {
 namespace {
 
-using server::ServerProcess;
-
-ClientOptions options_for(const ServerProcess& server) {
-  ClientOptions o;
-  o.address = "127.0.0.1:" + std::to_string(server.grpc_port());
-  return o;
-}
-
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("softbody-haptic-" + std::to_string(getpid()) + "-" + name))
-      .string();
-}
+using test::TestServer;
+using testing::options_for;
+using testing::temp_path;
 
 // The top of the cantilever (rest) and the pen script pressing down at its middle.
 struct Press {
@@ -48,7 +38,7 @@ Press press_on(const Topology& topology, double radius, double period, int cycle
 }
 
 TEST(HapticLoop, PenPushesIntoTheBodyAndFeelsItPushBack) {
-  ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES);
+  TestServer server;
   Client client(options_for(server));
   // Without gravity the beam rests where its rest shape is until the pen touches it.
   auto session = client.create_session("cantilever", {"gravity=[0,0,0]"});
@@ -164,7 +154,7 @@ HapticSnapshot wait_for(const HapticLoop& loop, const std::function<bool(const H
 }
 
 TEST(HapticLoop, WatchdogAndDisconnectZeroTheForce) {
-  ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES);
+  TestServer server;
   Client client(options_for(server));
   auto session = client.create_session("cantilever");
   ASSERT_TRUE(session);

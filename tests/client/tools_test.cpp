@@ -6,29 +6,21 @@
 #include <nlohmann/json.hpp>
 
 #include "client-cpp/devices/recording.h"
-#include "server/server_process.h"
+#include "tests/client/client_test_support.h"
 #include "tests/process.h"
 
 namespace softbody::client {
 namespace {
 
-using server::ServerProcess;
 using test::run_process;
 
-class Tools : public ::testing::Test {
+class Tools : public test::SharedServerTest<Tools> {
  protected:
-  static void SetUpTestSuite() { server_ = new ServerProcess(SOFTBODY_SERVER, SOFTBODY_SCENES); }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
   std::string address() const { return "127.0.0.1:" + std::to_string(server_->grpc_port()); }
   test::ProcessResult client(const std::string& args) const {
     return run_process(std::string(SOFTBODY_CLIENT) + " --server " + address() + " " + args);
   }
-  static ServerProcess* server_;
 };
-ServerProcess* Tools::server_ = nullptr;
 
 std::string trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
@@ -62,9 +54,7 @@ TEST_F(Tools, ClientCommandsManageSessionsAndRunTheHapticLoop) {
   EXPECT_GT(w["last_step"].get<long>(), 3);
   EXPECT_NE(watched.err.find("frames/s"), std::string::npos);  // the live lines
 
-  const std::string recording = (std::filesystem::temp_directory_path() /
-                                 ("softbody-cli-" + std::to_string(getpid()) + ".csv"))
-                                    .string();
+  const std::string recording = testing::temp_path("cli.csv");
   auto haptic =
       client("record " + id + " --device sim --duration 1.5 --cpu -2 --json --output " + recording);
   ASSERT_EQ(haptic.exit_code, 0) << haptic.err;

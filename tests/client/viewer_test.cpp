@@ -10,8 +10,7 @@
 #define STB_IMAGE_IMPLEMENTATION
 #include <stb/stb_image.h>
 
-#include "client-cpp/client/client.h"
-#include "server/server_process.h"
+#include "tests/client/client_test_support.h"
 #include "tests/process.h"
 
 namespace softbody::client {
@@ -45,6 +44,20 @@ double fraction_where(const Image& im, const std::function<bool(const unsigned c
   return static_cast<double>(n) / static_cast<double>(total);
 }
 
+// Sum of the absolute RGB differences of two pixels.
+int colour_distance(const unsigned char* p, const unsigned char* q) {
+  return std::abs(p[0] - q[0]) + std::abs(p[1] - q[1]) + std::abs(p[2] - q[2]);
+}
+
+// The fraction of pixels (below the overlay) that differ clearly between two pictures.
+double fraction_changed(const Image& a, const Image& b) {
+  long changed = 0, total = 0;
+  for (int y = kOverlayRows; y < a.height; ++y)
+    for (int x = 0; x < a.width; ++x, ++total)
+      changed += colour_distance(a.at(x, y), b.at(x, y)) > 60;
+  return static_cast<double>(changed) / static_cast<double>(total);
+}
+
 std::string screenshot(const server::ServerProcess& server, const std::string& session,
                        const std::string& path) {
   const auto r =
@@ -55,10 +68,8 @@ std::string screenshot(const server::ServerProcess& server, const std::string& s
 }
 
 TEST(Viewer, ShowsTheBodyAndChangesWhenItDeforms) {
-  server::ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES);
-  ClientOptions o;
-  o.address = "127.0.0.1:" + std::to_string(server.grpc_port());
-  Client client(o);
+  test::TestServer server;
+  Client client(testing::options_for(server));
   // The default scene: a sphere pushes the knight from the side during the first 1.5 s.
   auto session = client.create_session("default", {}, true);
   ASSERT_TRUE(session);
@@ -79,9 +90,7 @@ TEST(Viewer, ShowsTheBodyAndChangesWhenItDeforms) {
   auto body = [](const unsigned char* p) { return p[0] > p[1] + 30 && p[0] > p[2] + 30; };
   EXPECT_GT(fraction_where(a, body), 0.02) << "the knight must cover part of the window";
   EXPECT_LT(fraction_where(a, body), 0.8);
-  auto not_background = [bg](const unsigned char* p) {
-    return std::abs(p[0] - bg[0]) + std::abs(p[1] - bg[1]) + std::abs(p[2] - bg[2]) > 30;
-  };
+  auto not_background = [bg](const unsigned char* p) { return colour_distance(p, bg) > 30; };
   EXPECT_GT(fraction_where(a, not_background), 0.02);
   // Shaded, not flat: the body shows many different intensities.
   std::set<int> shades;
@@ -90,25 +99,12 @@ TEST(Viewer, ShowsTheBodyAndChangesWhenItDeforms) {
       if (body(a.at(x, y))) shades.insert(a.at(x, y)[0]);
   EXPECT_GT(shades.size(), 40u);
   // Deformed: a good part of the picture changed.
-  long changed = 0, total = 0;
-  for (int y = kOverlayRows; y < a.height; ++y)
-    for (int x = 0; x < a.width; ++x, ++total) {
-      const unsigned char *p = a.at(x, y), *q = b.at(x, y);
-      changed += std::abs(p[0] - q[0]) + std::abs(p[1] - q[1]) + std::abs(p[2] - q[2]) > 60;
-    }
-  EXPECT_GT(static_cast<double>(changed) / static_cast<double>(total), 0.01);
+  EXPECT_GT(fraction_changed(a, b), 0.01);
 
   // A screenshot of the same state again is the same picture (the change above is the body's).
   const std::string again = dir + "/viewer-deformed-again.png";
   ASSERT_EQ(screenshot(server, session->id(), again), "");
-  const Image c = load_png(again);
-  long differ = 0;
-  for (int y = kOverlayRows; y < c.height; ++y)
-    for (int x = 0; x < c.width; ++x) {
-      const unsigned char *p = b.at(x, y), *q = c.at(x, y);
-      differ += std::abs(p[0] - q[0]) + std::abs(p[1] - q[1]) + std::abs(p[2] - q[2]) > 60;
-    }
-  EXPECT_LT(static_cast<double>(differ) / static_cast<double>(total), 0.002);
+  EXPECT_LT(fraction_changed(b, load_png(again)), 0.002);
 }
 
 }  // namespace

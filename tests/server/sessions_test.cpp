@@ -12,13 +12,11 @@
 namespace softbody::test {
 namespace {
 
-class Sessions : public ::testing::Test {
+class Sessions : public SharedServerTest<Sessions> {
+ public:
+  static std::vector<std::string> server_flags() { return {"--max-sessions", "6"}; }
+
  protected:
-  static void SetUpTestSuite() { server_ = new TestServer({"--max-sessions", "6"}); }
-  static void TearDownTestSuite() {
-    EXPECT_EQ(server_->terminate(), 0) << server_->log();
-    delete server_;
-  }
   void TearDown() override {
     // Each test leaves no session behind (the server holds at most 6).
     auto stub = server_->stub();
@@ -31,9 +29,7 @@ class Sessions : public ::testing::Test {
       stub->DeleteSession(context().get(), request, &response);
     }
   }
-  static TestServer* server_;
 };
-TestServer* Sessions::server_ = nullptr;
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

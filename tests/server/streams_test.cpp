@@ -14,16 +14,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-class Streams : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() { server_ = new TestServer(); }
-  static void TearDownTestSuite() {
-    EXPECT_EQ(server_->terminate(), 0) << server_->log();
-    delete server_;
-  }
-  static TestServer* server_;
-};
-TestServer* Streams::server_ = nullptr;
+class Streams : public SharedServerTest<Streams> {};
 
 std::vector<double> decode(codec::FrameDecoder& decoder, const v1::StateFrame& frame) {
   std::vector<double> xyz;

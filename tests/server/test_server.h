@@ -1,6 +1,8 @@
 // The server under test: the built softbody-server with the project's scenes.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include "server/server_process.h"
 
 namespace softbody::test {
@@ -11,6 +13,24 @@ class TestServer : public server::ServerProcess {
  public:
   explicit TestServer(std::vector<std::string> flags = {})
       : ServerProcess(SOFTBODY_SERVER, SOFTBODY_SCENES, std::move(flags)) {}
+};
+
+// One server shared by every test of a suite: started before the first test, stopped with
+// SIGTERM after the last, which must end it cleanly. A suite may declare a public static
+// `server_flags()` to start it with flags.
+template <typename Suite>
+class SharedServerTest : public ::testing::Test {
+ public:
+  static std::vector<std::string> server_flags() { return {}; }
+
+ protected:
+  static void SetUpTestSuite() { server_ = new TestServer(Suite::server_flags()); }
+  static void TearDownTestSuite() {
+    EXPECT_EQ(server_->terminate(), 0) << server_->log();
+    delete server_;
+    server_ = nullptr;
+  }
+  static inline TestServer* server_ = nullptr;
 };
 
 }  // namespace softbody::test
