@@ -10,6 +10,10 @@ ToolStream::ToolStream(v1::Simulation::Stub& stub, std::string session_id, Reply
       on_reply_(std::move(on_reply)),
       on_end_(std::move(on_end)) {
   stub.async()->Interact(&context_, this);
+  // Writes are started from the caller's thread at any time; without the hold gRPC could finish
+  // the call (OnDone) between our decision to write and StartWrite, and the late write's reaction
+  // would reach a destroyed reactor.
+  AddHold();
   StartRead(&reply_);
   StartCall();
 }
@@ -25,7 +29,7 @@ bool ToolStream::send(v1::ToolCommand command) {
   Next next;
   {
     std::lock_guard lock(mutex_);
-    if (end_error_ || closing_ || write_failed_) return false;
+    if (closing_ || no_more_writes_) return false;
     if (first_) {
       command.set_session_id(session_id_);
       first_ = false;
@@ -39,28 +43,35 @@ bool ToolStream::send(v1::ToolCommand command) {
 }
 
 ToolStream::Next ToolStream::next_locked() {
-  if (writing_ || write_failed_) return Next::kNothing;
+  Next next;
+  if (writing_) return next;
+  if (no_more_writes_) {
+    pending_.reset();
+    next.release_hold = !hold_released_;
+    hold_released_ = true;
+    return next;
+  }
   if (pending_) {
     in_flight_ = std::move(*pending_);
     pending_.reset();
     writing_ = true;
-    return Next::kWrite;
-  }
-  if (closing_ && !writes_done_started_) {
+    next.op = Next::kWrite;
+  } else if (closing_ && !writes_done_started_) {
     writes_done_started_ = true;
     writing_ = true;
-    return Next::kWritesDone;
+    next.op = Next::kWritesDone;
   }
-  return Next::kNothing;
+  return next;
 }
 
 void ToolStream::start(Next next) {
-  if (next == Next::kWrite) {
+  if (next.op == Next::kWrite) {
     ++sent_;
     StartWrite(&in_flight_);
-  } else if (next == Next::kWritesDone) {
+  } else if (next.op == Next::kWritesDone) {
     StartWritesDone();
   }
+  if (next.release_hold) RemoveHold();
 }
 
 void ToolStream::OnWriteDone(bool ok) {
@@ -68,19 +79,38 @@ void ToolStream::OnWriteDone(bool ok) {
   {
     std::lock_guard lock(mutex_);
     writing_ = false;
-    if (!ok) write_failed_ = true;  // the stream is broken; OnDone follows
+    if (!ok) no_more_writes_ = true;  // the stream is broken; OnDone follows
     next = next_locked();
   }
   start(next);
 }
 
-void ToolStream::OnWritesDoneDone(bool /*ok*/) {}
+void ToolStream::OnWritesDoneDone(bool /*ok*/) {
+  Next next;
+  {
+    std::lock_guard lock(mutex_);
+    writing_ = false;
+    no_more_writes_ = true;
+    next = next_locked();
+  }
+  start(next);
+}
 
 void ToolStream::OnReadDone(bool ok) {
-  if (!ok) return;  // the server finished; OnDone follows
-  ++received_;
-  if (on_reply_) on_reply_(reply_, std::chrono::steady_clock::now());
-  StartRead(&reply_);
+  if (ok) {
+    ++received_;
+    if (on_reply_) on_reply_(reply_, std::chrono::steady_clock::now());
+    StartRead(&reply_);
+    return;
+  }
+  // The server finished (or the call failed): nothing more will be written.
+  Next next;
+  {
+    std::lock_guard lock(mutex_);
+    no_more_writes_ = true;
+    next = next_locked();
+  }
+  start(next);
 }
 
 void ToolStream::OnDone(const grpc::Status& status) {

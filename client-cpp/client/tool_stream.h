@@ -50,9 +50,13 @@ class ToolStream
   void OnDone(const grpc::Status& status) override;
 
  private:
-  // Starts the next write or the half-close when nothing is in flight. Called with mutex_ held;
-  // returns what to start once the lock is released.
-  enum class Next { kNothing, kWrite, kWritesDone };
+  // What to start once mutex_ is released (gRPC calls are not made under our lock).
+  struct Next {
+    enum { kNothing, kWrite, kWritesDone } op = kNothing;
+    bool release_hold = false;
+  };
+  // Chooses the next write, the half-close, or, once no write can follow, the release of the
+  // hold that keeps OnDone from running while we might still start one. Call with mutex_ held.
   Next next_locked();
   void start(Next next);
 
@@ -66,9 +70,10 @@ class ToolStream
   std::condition_variable done_cv_;
   softbody::v1::ToolCommand in_flight_;               // owned by gRPC while writing
   std::optional<softbody::v1::ToolCommand> pending_;  // guarded by mutex_
-  bool writing_ = false;                              // guarded by mutex_
-  bool closing_ = false, writes_done_started_ = false, write_failed_ = false;
-  bool first_ = true;
+  // All guarded by mutex_. writing_: a write or the half-close is in flight. no_more_writes_: the
+  // server finished, a write failed, or the half-close completed.
+  bool writing_ = false, closing_ = false, writes_done_started_ = false;
+  bool no_more_writes_ = false, hold_released_ = false, first_ = true;
   std::optional<Error> end_error_;  // guarded by mutex_
   std::atomic<bool> ended_{false};
   std::atomic<long> sent_{0}, coalesced_{0}, received_{0};
