@@ -1,11 +1,13 @@
 #include "server/http_server.h"
 
+#include <map>
 #include <optional>
 #include <utility>  // before Asio: Boost 1.74 uses std::exchange without it under C++20
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
 
 #include "server/logging.h"
 
@@ -17,10 +19,17 @@ using tcp = asio::ip::tcp;
 
 namespace {
 
+struct Routes {
+  std::map<std::string, HttpServer::Handler> handlers;
+  HttpServer::Fallback fallback;
+  std::string websocket_path;
+  UpgradeHandler websocket;
+};
+
 // One connection: read a request, answer, repeat while keep-alive.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(tcp::socket socket, const std::map<std::string, HttpServer::Handler>& routes)
+  Connection(tcp::socket socket, const Routes& routes)
       : stream_(std::move(socket)), routes_(routes) {}
 
   void start() { read(); }
@@ -46,21 +55,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
     response->set(http::field::server, "softbody-server");
     const std::string target(request_.target());
     const std::string path = target.substr(0, target.find('?'));
-    auto it = routes_.find(path);
-    HttpResponse r;
-    if (request_.method() != http::verb::get && request_.method() != http::verb::head) {
-      r = {405, "text/plain; charset=utf-8", "only GET is supported\n"};
-    } else if (it == routes_.end()) {
-      r = {404, "text/plain; charset=utf-8", "not found: " + path + "\n"};
-    } else {
-      try {
-        r = it->second();
-      } catch (const std::exception& e) {
-        r = {500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n"};
-      }
+    if (path == routes_.websocket_path && routes_.websocket &&
+        beast::websocket::is_upgrade(request_)) {
+      routes_.websocket(std::move(stream_), std::move(request_));  // the gateway owns it now
+      return;
     }
+    const HttpResponse r = handle(path);
     response->result(static_cast<http::status>(r.status));
     response->set(http::field::content_type, r.content_type);
+    for (const auto& [name, value] : r.headers) response->set(name, value);
     response->body() = request_.method() == http::verb::head ? "" : std::move(r.body);
     response->prepare_payload();
     http::async_write(stream_, *response,
@@ -68,6 +71,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
                         if (ec || !response->keep_alive()) return self->close();
                         self->read();
                       });
+  }
+
+  HttpResponse handle(const std::string& path) const {
+    if (request_.method() != http::verb::get && request_.method() != http::verb::head)
+      return {405, "text/plain; charset=utf-8", "only GET is supported\n", {}};
+    try {
+      if (auto it = routes_.handlers.find(path); it != routes_.handlers.end()) return it->second();
+      if (routes_.fallback) {
+        if (auto r = routes_.fallback(path)) return std::move(*r);
+      }
+    } catch (const std::exception& e) {
+      return {
+          500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n", {}};
+    }
+    return {404, "text/plain; charset=utf-8", "not found: " + path + "\n", {}};
   }
 
   void close() {
@@ -79,7 +97,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::request<http::string_body> request_;
-  const std::map<std::string, HttpServer::Handler>& routes_;
+  const Routes& routes_;
 };
 
 std::pair<std::string, unsigned short> split_address(const std::string& address) {
@@ -99,7 +117,7 @@ std::pair<std::string, unsigned short> split_address(const std::string& address)
 struct HttpServer::Impl {
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
-  std::map<std::string, Handler> routes;
+  Routes routes;
   std::thread thread;
 
   void accept() {
@@ -128,7 +146,16 @@ HttpServer::~HttpServer() {
 }
 
 void HttpServer::route(const std::string& path, Handler handler) {
-  impl_->routes[path] = std::move(handler);
+  impl_->routes.handlers[path] = std::move(handler);
+}
+
+void HttpServer::fallback(Fallback handler) {
+  impl_->routes.fallback = std::move(handler);
+}
+
+void HttpServer::websocket(const std::string& path, UpgradeHandler handler) {
+  impl_->routes.websocket_path = path;
+  impl_->routes.websocket = std::move(handler);
 }
 
 void HttpServer::start() {
@@ -136,13 +163,18 @@ void HttpServer::start() {
   impl_->thread = std::thread([this] { impl_->io.run(); });
 }
 
-void HttpServer::stop() {
+void HttpServer::stop(const std::function<void()>& drain, const std::function<bool()>& idle,
+                      double grace_s) {
   if (!impl_->thread.joinable()) return;
-  asio::post(impl_->io, [this] {
+  asio::post(impl_->io, [this, drain] {
     beast::error_code ec;
     impl_->acceptor.close(ec);
-    impl_->io.stop();
+    if (drain) drain();
   });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(grace_s);
+  while (idle && !idle() && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  asio::post(impl_->io, [this] { impl_->io.stop(); });
   impl_->thread.join();
 }
 

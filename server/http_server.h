@@ -1,12 +1,15 @@
-// The HTTP port (Boost.Beast): /healthz and /metrics now; the browser client's files and the
-// WebSocket gateway join it later (issue 6). One I/O thread; handlers must be quick.
+// The HTTP port (Boost.Beast): /healthz and /metrics, the browser client's static files, and the
+// WebSocket upgrade handed to the gateway. One I/O thread; handlers must be quick.
 #pragma once
 
 #include <functional>
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
-#include <thread>
+#include <utility>
+#include <vector>
+
+#include "server/websocket_upgrade.h"
 
 namespace softbody::server {
 
@@ -14,18 +17,27 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra header fields
 };
 
 class HttpServer {
  public:
   using Handler = std::function<HttpResponse()>;
+  // A GET for a path no route names (static files); nullopt: 404.
+  using Fallback = std::function<std::optional<HttpResponse>(const std::string& path)>;
   // Binds `address` ("host:port", port 0 picks a free one); throws std::runtime_error when it
   // cannot.
   explicit HttpServer(const std::string& address);
   ~HttpServer();
-  void route(const std::string& path, Handler handler);  // GET only; before start()
+  // Before start():
+  void route(const std::string& path, Handler handler);  // GET only
+  void fallback(Fallback handler);
+  void websocket(const std::string& path, UpgradeHandler handler);
   void start();
-  void stop();
+  // Stops accepting, runs `drain` on the I/O thread (close WebSockets), waits up to `grace_s` for
+  // `idle()` to turn true, then stops the I/O thread.
+  void stop(const std::function<void()>& drain = {}, const std::function<bool()>& idle = {},
+            double grace_s = 1.0);
   int port() const;
 
  private:

@@ -2,7 +2,7 @@
 
 #include "server/api_error.h"
 #include "server/logging.h"
-#include "server/proto_convert.h"
+#include "server/tool_commands.h"
 
 namespace softbody::server {
 
@@ -62,30 +62,7 @@ void InteractReactor::OnReadDone(bool ok) {
 
 void InteractReactor::answer(const v1::ToolCommand& command, Clock::time_point received) {
   v1::ForceReply reply;
-  reply.set_sequence(command.sequence());
-  reply.set_client_time_s(command.client_time_s());
-  reply.set_tool_id(tool_->id());
-  ToolInput input;
-  const std::string problem =
-      tool_input_from_proto(command, session_->mesh().num_vertices(), input);
-  codec::CouplingModel model;
-  int contacts = 0;
-  if (!problem.empty()) {
-    // Rejected: zero force, the tool keeps its previous pose; the stream goes on (a glitching
-    // device must not lose its connection).
-    reply.set_rejected(problem);
-    reply.mutable_force();
-    metrics_.tool_commands_rejected.fetch_add(1, std::memory_order_relaxed);
-  } else {
-    const codec::Vec3d force = session_->answer(*tool_, input, contacts, model);
-    to_proto(force, *reply.mutable_force());
-    to_proto(model, *reply.mutable_model());
-    reply.set_contacts(contacts);
-  }
-  metrics_.tool_commands.fetch_add(1, std::memory_order_relaxed);
-  const double seconds = std::chrono::duration<double>(Clock::now() - received).count();
-  reply.set_server_time_us(seconds * 1e6);
-  metrics_.haptic_reply_seconds.observe(seconds);
+  answer_tool_command(*session_, *tool_, command, received, metrics_, reply);
   std::unique_lock lock(mutex_);
   if (finished_) return;
   if (static_cast<int>(replies_.size()) >= max_pending_replies_) {

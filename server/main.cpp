@@ -1,5 +1,6 @@
 // softbody-server: hosts simulation sessions over gRPC (softbody.v1.Simulation, health, reflection)
-// and serves /healthz and /metrics over HTTP. SIGTERM or SIGINT shut it down gracefully.
+// and over HTTP serves /healthz, /metrics, the browser client and its WebSocket gateway (/ws).
+// SIGTERM or SIGINT shut it down gracefully.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -15,6 +16,8 @@
 #include "server/scheduler.h"
 #include "server/session_manager.h"
 #include "server/simulation_service.h"
+#include "server/static_files.h"
+#include "server/web_gateway.h"
 
 namespace {
 
@@ -24,6 +27,12 @@ using namespace softbody::server;
 std::string default_scenes_dir() {
   if (std::filesystem::exists("scenes/default.json")) return "scenes";
   return SOFTBODY_SOURCE_DIR "/scenes";
+}
+
+// Where the built browser client is when --web-root is not given.
+std::string default_web_root() {
+  if (std::filesystem::exists("client-web/dist/index.html")) return "client-web/dist";
+  return SOFTBODY_SOURCE_DIR "/client-web/dist";
 }
 
 void write_ready_file(const std::string& path, int grpc_port, int http_port) {
@@ -44,12 +53,15 @@ int main(int argc, char** argv) {
   std::string scenes = default_scenes_dir(), log_level = "info", preload = "default", ready_file;
   ManagerOptions manager;
   SchedulerOptions scheduler_options;
+  std::string web_root = default_web_root();
+  GatewayOptions gateway_options;
   double shutdown_grace_s = 2.0;
   int max_message_mb = 64;
   app.add_option("--grpc", grpc_address, "gRPC listen address (port 0: any free port; last wins)")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("--http", http_address, "HTTP listen address for /healthz and /metrics")
+  app.add_option("--http", http_address,
+                 "HTTP listen address: browser client, WebSocket gateway (/ws), /healthz, /metrics")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--scenes", scenes, "folder of shipped scene files")->capture_default_str();
@@ -82,6 +94,15 @@ int main(int argc, char** argv) {
   app.add_option("--max-message-mb", max_message_mb, "largest request message [MiB]")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));
+  app.add_option("--web-root", web_root, "folder of the built browser client (npm run build)")
+      ->capture_default_str();
+  app.add_option("--allowed-origin", gateway_options.allowed_origins,
+                 "browser origin allowed to open the WebSocket besides the server's own "
+                 "(repeatable; '*' allows any)");
+  app.add_option("--max-web-connections", gateway_options.max_connections,
+                 "most browser (WebSocket) connections at once")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (last wins)")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -113,6 +134,9 @@ int main(int argc, char** argv) {
   Scheduler scheduler(scheduler_options);
   SessionManager sessions(manager, scheduler, metrics);
   SimulationService service(sessions, metrics);
+  gateway_options.max_message_bytes = static_cast<std::size_t>(max_message_mb) * 1024 * 1024;
+  // Declared before the HTTP server: its connections refer to the gateway until they are gone.
+  WebGateway gateway(service, sessions, metrics, gateway_options);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -139,8 +163,8 @@ int main(int argc, char** argv) {
   }
   std::atomic<bool> serving{true};
   http->route("/healthz", [&] {
-    return serving ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n"}
-                   : HttpResponse{503, "text/plain; charset=utf-8", "shutting down\n"};
+    return serving ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n", {}}
+                   : HttpResponse{503, "text/plain; charset=utf-8", "shutting down\n", {}};
   });
   metrics.write_gauges = [&](std::string& out) {
     const auto all = sessions.list();
@@ -170,7 +194,25 @@ int main(int argc, char** argv) {
         std::to_string(sessions.body_cache_size()) + "\n";
   };
   http->route("/metrics", [&] {
-    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition()};
+    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition(), {}};
+  });
+  const StaticFiles web_files(web_root);
+  if (web_files.has_index()) {
+    http->fallback([&](const std::string& path) { return web_files.get(path); });
+  } else {
+    spdlog::warn("event=web_client_missing web_root={} hint={}", logfmt_value(web_root),
+                 logfmt_value("run ./run.sh (or npm run build in client-web/) to build it"));
+    http->fallback([&](const std::string& path) -> std::optional<HttpResponse> {
+      if (path != "/") return std::nullopt;
+      return HttpResponse{503,
+                          "text/plain; charset=utf-8",
+                          "The browser client is not built (no " + web_root +
+                              "/index.html): run ./run.sh, or npm run build in client-web/.\n",
+                          {}};
+    });
+  }
+  http->websocket("/ws", [&](boost::beast::tcp_stream stream, UpgradeRequest request) {
+    gateway.accept(std::move(stream), std::move(request));
   });
   http->start();
 
@@ -186,8 +228,9 @@ int main(int argc, char** argv) {
       spdlog::error("event=preload_failed scene={} error={}", preload, logfmt_value(e.what()));
     }
   }
-  spdlog::info("event=listening grpc_port={} http_port={} workers={} scenes={}", grpc_port,
-               http->port(), scheduler.workers(), logfmt_value(scenes));
+  spdlog::info("event=listening grpc_port={} http_port={} workers={} scenes={} web_root={}",
+               grpc_port, http->port(), scheduler.workers(), logfmt_value(scenes),
+               logfmt_value(web_files.has_index() ? web_files.root().string() : "(not built)"));
   if (!ready_file.empty()) write_ready_file(ready_file, grpc_port, http->port());
 
   int signal = 0;
@@ -201,7 +244,9 @@ int main(int argc, char** argv) {
   server->Shutdown(std::chrono::system_clock::now() +
                    std::chrono::milliseconds(static_cast<int>(shutdown_grace_s * 1000)));
   scheduler.stop();
-  http->stop();
+  http->stop([&] { gateway.close_all("the server is shutting down"); },
+             [&] { return gateway.connections() == 0; });
+  gateway.shut_down();
   spdlog::info("event=shutdown_complete");
   return 0;
 }

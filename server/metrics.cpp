@@ -67,6 +67,14 @@ std::string Metrics::exposition() const {
           "Tool commands outside the coupling model's validity radius, answered by a new model.",
           model_relinearizations);
   counter(out, "softbody_requests_refused_total", "Requests refused by a limit.", requests_refused);
+  counter(out, "softbody_websocket_connections_total", "Browser gateway connections accepted.",
+          websocket_connections);
+  counter(out, "softbody_websocket_closed_malformed_total",
+          "Browser gateway connections closed for a malformed message.",
+          websocket_closed_malformed);
+  counter(out, "softbody_websocket_force_replies_coalesced_total",
+          "Force replies replaced by a newer one before a slow connection took them.",
+          websocket_force_replies_coalesced);
   histogram(out, "softbody_step_duration_seconds", "Wall-clock time of a simulation step.",
             step_seconds);
   histogram(out, "softbody_real_time_factor", "Per-step real-time factor of sessions.",

@@ -37,6 +37,9 @@ struct Metrics {
   std::atomic<std::uint64_t> tool_commands_rejected{0};
   std::atomic<std::uint64_t> model_relinearizations{0};
   std::atomic<std::uint64_t> requests_refused{0};
+  std::atomic<std::uint64_t> websocket_connections{0};
+  std::atomic<std::uint64_t> websocket_closed_malformed{0};
+  std::atomic<std::uint64_t> websocket_force_replies_coalesced{0};
   Histogram step_seconds{{0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1}};
   Histogram real_time_factor{{0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.01, 1.05, 1.25, 2}};
   Histogram haptic_reply_seconds{
@@ -46,6 +49,13 @@ struct Metrics {
   std::function<void(std::string&)> write_gauges;
 
   std::string exposition() const;
+
+  // A state frame sent (gRPC stream or WebSocket), after `dropped` skipped ones.
+  void count_frame(std::uint32_t dropped, std::size_t bytes) {
+    frames_sent.fetch_add(1, std::memory_order_relaxed);
+    frames_dropped.fetch_add(dropped, std::memory_order_relaxed);
+    frame_bytes.fetch_add(bytes, std::memory_order_relaxed);
+  }
 };
 
 }  // namespace softbody::server

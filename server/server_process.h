@@ -15,7 +15,8 @@ namespace softbody::server {
 class ServerProcess {
  public:
   // `binary`: the softbody-server executable; `scenes`: its --scenes folder; extra flags, e.g.
-  // {"--max-sessions", "2"} or {"--grpc", "127.0.0.1:PORT"} to reuse a port. Waits until the server listens; throws if it does not start.
+  // {"--max-sessions", "2"} or {"--grpc", "127.0.0.1:PORT"} to reuse a port. Waits until the server
+  // listens; throws if it does not start.
   ServerProcess(const std::string& binary, const std::string& scenes,
                 std::vector<std::string> flags = {});
   ~ServerProcess();

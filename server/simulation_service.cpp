@@ -3,11 +3,11 @@
 #include <cmath>
 #include <thread>
 
-#include "codec/frame_codec.h"
 #include "server/api_error.h"
 #include "server/interact_reactor.h"
 #include "server/logging.h"
 #include "server/proto_convert.h"
+#include "server/state_stream.h"
 
 namespace softbody::server {
 namespace {
@@ -209,19 +209,7 @@ grpc::Status SimulationService::StreamState(grpc::ServerContext* context,
   std::shared_ptr<Session> session;
   std::shared_ptr<Subscriber> subscriber;
   const grpc::Status opened = guarded("StreamState", [&] {
-    const double rate = request->max_rate_hz();
-    if (!std::isfinite(rate) || rate < 0 || rate > limits_.max_rate_hz)
-      invalid_argument("max_rate_hz",
-                       "must lie in [0, " + std::to_string(limits_.max_rate_hz) + "]");
-    const double bound = request->error_bound();
-    if (!std::isfinite(bound) || (bound != 0 && (bound < 1e-7 || bound > 1e-2)))
-      invalid_argument("error_bound", "must be 0 (1e-4) or lie in [1e-7, 1e-2]");
-    if (request->keyframe_interval() < 0 || request->keyframe_interval() > 100000)
-      invalid_argument("keyframe_interval", "must lie in [0, 100000]");
-    if (!v1::VertexSet_IsValid(request->vertices()))
-      invalid_argument("vertices", "unknown vertex set");
-    if (!v1::PositionEncoding_IsValid(request->encoding()))
-      invalid_argument("encoding", "unknown encoding");
+    validate_stream_request(*request, limits_.max_rate_hz);
     if (sessions_.shutting_down())
       throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
     session = sessions_.find(request->session_id());
@@ -234,76 +222,19 @@ grpc::Status SimulationService::StreamState(grpc::ServerContext* context,
     ~Unsubscribe() { s.unsubscribe(sub); }
   } unsubscribe{*session, subscriber};
 
-  // The streamed vertices and the quantization grid around their rest positions.
-  std::vector<Index> ids;
-  if (request->vertices() == v1::VERTEX_SET_ALL) {
-    ids.resize(static_cast<size_t>(session->topology().num_vertices()));
-    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<Index>(i);
-  } else {
-    ids = session->topology().boundary_vertices();
-  }
-  Vec3Array rest;
-  for (Index v : ids) rest.push_back(session->mesh().vertices[static_cast<size_t>(v)]);
-  const BoundingBox box = bounding_box(rest);
-  const codec::Grid grid = codec::grid_for_box(
-      box.min.data(), box.max.data(), request->error_bound() == 0 ? 1e-4 : request->error_bound());
-  codec::FrameEncoder encoder(
-      grid, request->keyframe_interval() == 0 ? 120 : request->keyframe_interval(),
-      request->encoding() == v1::POSITION_ENCODING_RAW_FLOAT32);
-  const auto interval = request->max_rate_hz() > 0
-                            ? std::chrono::duration_cast<Clock::duration>(
-                                  std::chrono::duration<double>(1.0 / request->max_rate_hz()))
-                            : Clock::duration::zero();
-  Clock::time_point next_send = Clock::now();
-  std::vector<double> xyz(3 * ids.size());
-  std::vector<std::uint8_t> bytes;
+  StateStream stream(*session, *request);
+  spdlog::info("event=subscribed session={} vertices={} rate_hz={}", session->id(),
+               stream.num_vertices(), request->max_rate_hz());
   v1::StateFrame frame;
-  std::uint64_t sequence = 0;
-  spdlog::info("event=subscribed session={} vertices={} rate_hz={}", session->id(), ids.size(),
-               request->max_rate_hz());
-  while (!context->IsCancelled()) {
+  const auto cancelled = [context] { return context->IsCancelled(); };
+  for (;;) {
     std::uint32_t dropped = 0;
-    std::shared_ptr<const PublishedState> state =
-        subscriber->take(Clock::now() + std::chrono::milliseconds(100), dropped);
-    if (!state) {
-      grpc::Status status;
-      if (subscriber->closed(status)) return status;
-      continue;
-    }
-    // Rate limit: hold until the next send time, then send the newest state (the older ones
-    // count as dropped). Send times advance by the interval, so the average rate is the one asked
-    // for even when steps do not divide it.
-    while (Clock::now() < next_send && !context->IsCancelled()) {
-      std::uint32_t more = 0;
-      if (auto newer = subscriber->take(next_send, more)) {
-        dropped += more + 1;
-        state = std::move(newer);
-      } else {
-        grpc::Status status;
-        if (subscriber->closed(status)) return status;
-      }
-    }
-    if (interval > Clock::duration::zero()) {
-      next_send += interval;
-      if (Clock::now() - next_send > interval) next_send = Clock::now();
-    }
-    for (size_t i = 0; i < ids.size(); ++i) {
-      const Vec3& p = state->p[static_cast<size_t>(ids[i])];
-      for (int k = 0; k < 3; ++k) xyz[3 * i + static_cast<size_t>(k)] = p[k];
-    }
-    encoder.encode(xyz, sequence == 0, bytes);
-    frame.Clear();
-    frame.set_sequence(sequence++);
-    frame.set_positions(bytes.data(), bytes.size());
-    to_proto(*state, *frame.mutable_stats());
-    frame.set_frames_dropped(dropped);
-    frame.set_num_vertices(static_cast<int>(ids.size()));
-    frame.set_server_time_s(
-        std::chrono::duration<double>(state->finished.time_since_epoch()).count());
+    grpc::Status closed = grpc::Status::OK;
+    const auto state = stream.next(*subscriber, cancelled, dropped, closed);
+    if (!state) return closed;
+    stream.build(*state, dropped, frame);
     if (!writer->Write(frame)) break;  // the client went away
-    metrics_.frames_sent.fetch_add(1, std::memory_order_relaxed);
-    metrics_.frames_dropped.fetch_add(dropped, std::memory_order_relaxed);
-    metrics_.frame_bytes.fetch_add(bytes.size(), std::memory_order_relaxed);
+    metrics_.count_frame(dropped, frame.positions().size());
   }
   return grpc::Status::OK;
 }

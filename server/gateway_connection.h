@@ -1,0 +1,84 @@
+// One browser connection (WebSocket, binary protobuf envelopes). Everything here runs on the HTTP
+// I/O thread except the subscription's thread, which waits for states and encodes frames, and
+// slow requests, which run on the gateway's workers; both hand their results back by posting.
+//
+// Outgoing messages wait in bounded places: request replies in order (at most
+// GatewayOptions::max_pending_replies, then the connection is closed: the client is not reading),
+// the newest force reply (older ones are replaced: a haptic client wants the newest force), and at
+// most one state frame. The subscription thread encodes the next frame only once the previous one
+// is written, so a slow connection skips states in the session's mailbox (newest wins, counted in
+// StateFrame.frames_dropped) and delta frames always refer to the frame the client received.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/websocket/stream.hpp>
+
+#include "server/web_gateway.h"
+#include "softbody/v1/gateway.pb.h"
+
+namespace softbody::server {
+
+class GatewayConnection : public std::enable_shared_from_this<GatewayConnection> {
+ public:
+  GatewayConnection(WebGateway& gateway, boost::beast::tcp_stream stream);
+  ~GatewayConnection();
+  void start(UpgradeRequest request);
+  // Starts the closing handshake with `code` and `reason` (I/O thread).
+  void close(boost::beast::websocket::close_code code, const std::string& reason);
+  // Ends the subscription thread and detaches the tool (I/O thread, or after it stopped).
+  void release_streams();
+
+ private:
+  struct Subscription;
+  using Bytes = std::shared_ptr<const std::string>;
+
+  void read();
+  void on_read(boost::beast::error_code ec);
+  void dispatch(const v1::ClientMessage& message);
+  void subscribe(const v1::ClientMessage& message);
+  void unsubscribe();
+  void tool_command(const v1::ClientMessage& message);
+  void release_tool();
+  void run_on_worker(const v1::ClientMessage& message);
+
+  // Outgoing (I/O thread).
+  void send_reply(const v1::ServerMessage& reply);
+  void send_error(std::uint32_t request_id, const grpc::Status& status);
+  void offer_frame(long generation, Bytes frame);
+  void write_next();
+  void finish();
+
+  static Bytes serialize(const v1::ServerMessage& message);
+
+  WebGateway& gateway_;
+  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::flat_buffer buffer_;
+  std::string peer_;
+
+  std::deque<Bytes> replies_;
+  Bytes force_, frame_;
+  long frame_generation_ = 0;  // the subscription frame_ came from
+  bool writing_ = false;
+  bool closing_ = false;
+  bool finished_ = false;
+  std::optional<boost::beast::websocket::close_reason> close_reason_;
+
+  std::unique_ptr<Subscription> subscription_;
+  long subscription_generation_ = 0;
+
+  std::shared_ptr<Session> tool_session_;
+  std::shared_ptr<Tool> tool_;
+  long tool_generation_ = 0;
+  v1::ServerMessage force_message_;  // reused: one force reply per command
+  std::uint64_t forces_coalesced_ = 0;
+};
+
+}  // namespace softbody::server

@@ -1,0 +1,71 @@
+#include "server/gateway_requests.h"
+
+namespace softbody::server {
+
+bool is_unary_request(v1::ClientMessage::BodyCase body) {
+  switch (body) {
+    case v1::ClientMessage::kListScenes:
+    case v1::ClientMessage::kListSessions:
+    case v1::ClientMessage::kCreateSession:
+    case v1::ClientMessage::kGetSession:
+    case v1::ClientMessage::kDeleteSession:
+    case v1::ClientMessage::kControlSession:
+    case v1::ClientMessage::kUpdateSettings:
+    case v1::ClientMessage::kGetTopology:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void set_error(const grpc::Status& status, v1::ServerMessage& reply) {
+  v1::GatewayError& error = *reply.mutable_error();
+  error.set_code(static_cast<int>(status.error_code()));
+  error.set_message(status.error_message());
+}
+
+void run_unary_request(SimulationService& service, const v1::ClientMessage& request,
+                       v1::ServerMessage& reply) {
+  reply.Clear();
+  reply.set_request_id(request.request_id());
+  // The service's unary handlers do not use their ServerContext.
+  grpc::ServerContext* const no_context = nullptr;
+  grpc::Status status;
+  switch (request.body_case()) {
+    case v1::ClientMessage::kListScenes:
+      status = service.ListScenes(no_context, &request.list_scenes(), reply.mutable_scenes());
+      break;
+    case v1::ClientMessage::kListSessions:
+      status = service.ListSessions(no_context, &request.list_sessions(), reply.mutable_sessions());
+      break;
+    case v1::ClientMessage::kCreateSession:
+      status =
+          service.CreateSession(no_context, &request.create_session(), reply.mutable_session());
+      break;
+    case v1::ClientMessage::kGetSession:
+      status = service.GetSession(no_context, &request.get_session(), reply.mutable_session());
+      break;
+    case v1::ClientMessage::kDeleteSession: {
+      v1::DeleteSessionResponse unused;
+      status = service.DeleteSession(no_context, &request.delete_session(), &unused);
+      reply.mutable_done();
+      break;
+    }
+    case v1::ClientMessage::kControlSession:
+      status =
+          service.ControlSession(no_context, &request.control_session(), reply.mutable_session());
+      break;
+    case v1::ClientMessage::kUpdateSettings:
+      status =
+          service.UpdateSettings(no_context, &request.update_settings(), reply.mutable_session());
+      break;
+    case v1::ClientMessage::kGetTopology:
+      status = service.GetTopology(no_context, &request.get_topology(), reply.mutable_topology());
+      break;
+    default:
+      status = {grpc::StatusCode::INVALID_ARGUMENT, "body: not a request/reply call"};
+  }
+  if (!status.ok()) set_error(status, reply);
+}
+
+}  // namespace softbody::server
