@@ -99,7 +99,7 @@ std::string ServerProcess::log() const {
   return s.str();
 }
 
-std::pair<int, std::string> http_get(int port, const std::string& path) {
+std::pair<int, std::string> http_get(int port, const std::string& path, std::string* headers) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -120,6 +120,7 @@ std::pair<int, std::string> http_get(int port, const std::string& path) {
   const auto space = response.find(' ');
   const auto body = response.find("\r\n\r\n");
   if (space == std::string::npos || body == std::string::npos) return {0, response};
+  if (headers) *headers = response.substr(0, body);
   return {std::stoi(response.substr(space + 1, 3)), response.substr(body + 4)};
 }
 

@@ -38,6 +38,7 @@ class ServerProcess {
 };
 
 // A GET on the server's HTTP port: status code and body.
-std::pair<int, std::string> http_get(int port, const std::string& path);
+std::pair<int, std::string> http_get(int port, const std::string& path,
+                                     std::string* headers = nullptr);
 
 }  // namespace softbody::server
