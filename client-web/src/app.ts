@@ -1,0 +1,419 @@
+// The browser client: connects to the gateway, lists scenes and sessions, joins one (topology,
+// then a state subscription), renders it at display rate with the WebAssembly pipeline, sends the
+// mouse tools' commands, and drives the simulation controls. `?server=host:port` connects to
+// another server; `?session=ID` joins a session at once (a link an instructor can share).
+import type { SessionInfo, Topology } from "./gen/softbody/v1/session_pb";
+import { ControlAction, SessionStatus } from "./gen/softbody/v1/session_pb";
+import { StreamEnded_Stream } from "./gen/softbody/v1/gateway_pb";
+import type { StateFrame } from "./gen/softbody/v1/state_pb";
+import type { ForceReply } from "./gen/softbody/v1/interact_pb";
+import { FramePipeline } from "./codec/frame_pipeline";
+import { FrameClock } from "./codec/frame_clock";
+import { GatewayClient, GatewayError, type ConnectionState, type RequestBody } from "./net/gateway_client";
+import { BodyView, type ColorMode } from "./render/view";
+import { ToolController, type ToolKind } from "./tools/tool_controller";
+import { Hud } from "./ui/hud";
+import { drawLegend } from "./ui/legend";
+import { $, button, input } from "./ui/dom";
+
+const TOOL_HINTS: Record<ToolKind, string> = {
+  orbit: "Left drag orbits, right drag pans, wheel zooms.",
+  grab: "Press on the body and drag to pull it. Right drag orbits.",
+  poke: "Hold the left button to push with the sphere; the wheel sets its depth. Right drag orbits.",
+};
+
+// What the end-to-end tests and a curious user can read from the console: window.softbody.
+export interface AppProbe {
+  connection: ConnectionState;
+  sessionId: string;
+  framesReceived: number;
+  lastStep: number;
+  renderFps: number;
+  lastError: string;
+  lastForce: number;
+  roundTripMs: number;
+}
+
+export class App {
+  private readonly client: GatewayClient;
+  private readonly view: BodyView;
+  private readonly tools: ToolController;
+  private readonly hud: Hud;
+  private readonly clock = new FrameClock();
+  private pipeline!: FramePipeline;
+  private sessionId = "";
+  private info: SessionInfo | null = null;
+  private lastForce: ForceReply | null = null;
+  private lastLegend = 0;
+  private wasDisconnected = false;
+  private settingsTimer: ReturnType<typeof setTimeout> | null = null;
+  private errorTimer: ReturnType<typeof setTimeout> | null = null;
+  readonly probe: AppProbe = {
+    connection: "connecting",
+    sessionId: "",
+    framesReceived: 0,
+    lastStep: -1,
+    renderFps: 0,
+    lastError: "",
+    lastForce: 0,
+    roundTripMs: NaN,
+  };
+
+  constructor() {
+    const params = new URLSearchParams(location.search);
+    const server = params.get("server") ?? location.host;
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    this.client = new GatewayClient(`${scheme}://${server}/ws`, {
+      onState: (state, detail) => this.onConnection(state, detail),
+      onFrame: (frame, bytes) => this.onFrame(frame, bytes),
+      onForce: (reply) => this.onForce(reply),
+      onStreamEnded: (ended) => {
+        if (ended.sessionId !== this.sessionId) return;
+        if (ended.stream === StreamEnded_Stream.STATE) {
+          this.showError(`The session ended: ${ended.message}`);
+          this.clearSession();
+        }
+      },
+    });
+    this.view = new BodyView($("view") as HTMLCanvasElement);
+    this.tools = new ToolController(this.view);
+    this.hud = new Hud($("hud"), $("chart") as HTMLCanvasElement);
+  }
+
+  async start(): Promise<void> {
+    this.pipeline = await FramePipeline.create();
+    this.bindControls();
+    requestAnimationFrame((t) => this.animate(t));
+    await this.client.connect();
+    const wanted = new URLSearchParams(location.search).get("session");
+    if (wanted) await this.join(wanted);
+  }
+
+  // --- connection and data ---
+
+  private onConnection(state: ConnectionState, detail: string): void {
+    this.probe.connection = state;
+    const element = $("connection");
+    element.dataset.state = state;
+    element.textContent =
+      state === "open" ? "connected" : state === "connecting" ? `connecting… ${detail}` : detail || "disconnected";
+    if (state !== "open") {
+      this.wasDisconnected = true;
+      return;
+    }
+    void this.refreshScenes();
+    void this.refreshSessions();
+    if (this.wasDisconnected && this.sessionId) void this.rejoin();
+    this.wasDisconnected = false;
+  }
+
+  private async rejoin(): Promise<void> {
+    const id = this.sessionId;
+    try {
+      await this.join(id);
+      this.showError("");
+    } catch (e) {
+      this.clearSession();
+      this.showError(`Session ${id} is gone after the reconnect (the server restarted?). Create or join a session.`, e);
+    }
+  }
+
+  private onFrame(frame: StateFrame, bytes: number): void {
+    if (!this.sessionId) return;
+    if (!this.pipeline.push(frame.positions)) {
+      this.showError(`Could not decode a state frame: ${this.pipeline.error}; resubscribing.`);
+      void this.subscribe(this.sessionId);
+      return;
+    }
+    const now = performance.now();
+    this.clock.arrived(now);
+    const s = frame.stats;
+    this.hud.frame(now, {
+      step: Number(s?.step ?? 0),
+      stepMs: s?.stepMs ?? 0,
+      iterations: s?.iterations ?? 0,
+      residual: s?.residual ?? 0,
+      realTimeFactor: s?.realTimeFactor ?? 0,
+      frameBytes: bytes,
+      dropped: frame.framesDropped,
+    });
+    this.probe.framesReceived = this.hud.framesReceived;
+    this.probe.lastStep = Number(s?.step ?? -1);
+  }
+
+  private onForce(reply: ForceReply): void {
+    this.hud.roundTrip(performance.now() - reply.clientTimeS * 1000);
+    this.probe.roundTripMs = this.hud.roundTripMedian;
+    if (reply.rejected) {
+      this.showError(`Tool command rejected: ${reply.rejected}`);
+      return;
+    }
+    this.lastForce = reply;
+    const f = reply.force;
+    this.probe.lastForce = f ? Math.hypot(f.x, f.y, f.z) : 0;
+  }
+
+  private animate(now: number): void {
+    requestAnimationFrame((t) => this.animate(t));
+    if (this.view.hasBody && this.pipeline.frames > 0) {
+      this.pipeline.update(this.clock.alpha(now));
+      this.view.updateBody();
+    }
+    if (this.sessionId) {
+      const command = this.tools.command(this.sessionId, now);
+      // Commands wait for the socket only when it keeps up; a stalled one drops them.
+      if (command && this.client.bufferedAmount < 65536) this.client.sendTool(command);
+    }
+    const force = this.tools.grabbing ? (this.lastForce?.force ?? null) : null;
+    this.tools.updateVisuals(force ? { x: force.x, y: force.y, z: force.z } : null);
+    this.view.render();
+    this.hud.rendered(now);
+    this.hud.draw(now);
+    this.probe.renderFps = this.hud.renderFps;
+    if (now - this.lastLegend > 250) {
+      this.lastLegend = now;
+      const legend = $("legend") as HTMLCanvasElement;
+      legend.hidden = !this.view.hasBody || this.view.colorMode !== "displacement";
+      if (!legend.hidden) drawLegend(legend, this.view.displacementRange, "|u| mm");
+    }
+  }
+
+  // --- sessions ---
+
+  private async call(body: RequestBody) {
+    return this.client.request(body);
+  }
+
+  private async refreshScenes(): Promise<void> {
+    try {
+      const reply = await this.call({ case: "listScenes", value: {} });
+      if (reply.body.case !== "scenes") return;
+      const select = $("scene-select") as HTMLSelectElement;
+      const current = select.value;
+      select.replaceChildren(
+        ...reply.body.value.scenes.map((s) => {
+          const option = document.createElement("option");
+          option.value = s.name;
+          option.textContent = s.name;
+          option.title = s.description;
+          return option;
+        }),
+      );
+      select.value = current && [...select.options].some((o) => o.value === current) ? current : "default";
+      if (!select.value && select.options.length) select.selectedIndex = 0;
+    } catch (e) {
+      this.showError("Could not list scenes.", e);
+    }
+  }
+
+  private async refreshSessions(): Promise<void> {
+    if (this.client.state !== "open") return;
+    try {
+      const reply = await this.call({ case: "listSessions", value: {} });
+      if (reply.body.case !== "sessions") return;
+      const list = $("session-list");
+      list.replaceChildren(
+        ...reply.body.value.sessions.map((s) => {
+          const item = document.createElement("li");
+          item.dataset.sessionId = s.id;
+          item.classList.toggle("joined", s.id === this.sessionId);
+          const name = document.createElement("span");
+          const paused = s.status === SessionStatus.PAUSED ? " · paused" : "";
+          name.textContent = `${s.label || s.sceneName} (${s.sceneName}, ${s.numVertices} v${paused})`;
+          name.title = s.id;
+          const join = document.createElement("button");
+          join.className = "small";
+          join.textContent = s.id === this.sessionId ? "joined" : "Join";
+          join.disabled = s.id === this.sessionId;
+          join.addEventListener("click", () => void this.join(s.id).catch((e) => this.showError(`Could not join ${s.id}.`, e)));
+          item.append(name, join);
+          return item;
+        }),
+      );
+    } catch (e) {
+      if (e instanceof GatewayError && e.code === 14) return;  // disconnected: the status says so
+      this.showError("Could not list sessions.", e);
+    }
+  }
+
+  private async createSession(): Promise<void> {
+    const scene = ($("scene-select") as HTMLSelectElement).value;
+    const create = button("create-session");
+    create.disabled = true;
+    create.textContent = "Creating…";
+    try {
+      const reply = await this.call({ case: "createSession", value: { source: { case: "sceneName", value: scene }, label: `${scene} (browser)` } });
+      if (reply.body.case === "session") await this.join(reply.body.value.id);
+    } catch (e) {
+      this.showError(`Could not create a session of '${scene}'.`, e);
+    } finally {
+      create.disabled = false;
+      create.textContent = "Create";
+    }
+  }
+
+  async join(id: string): Promise<void> {
+    const reply = await this.call({ case: "getTopology", value: { sessionId: id } });
+    if (reply.body.case !== "topology") throw new Error("unexpected reply to getTopology");
+    this.setBody(reply.body.value);
+    this.sessionId = id;
+    this.probe.sessionId = id;
+    await this.subscribe(id);
+    const url = new URL(location.href);
+    url.searchParams.set("session", id);
+    history.replaceState(null, "", url);
+    $("placeholder").hidden = true;
+    void this.refreshSessions();
+  }
+
+  private async subscribe(id: string): Promise<void> {
+    const reply = await this.call({ case: "subscribe", value: { sessionId: id, maxRateHz: 60 } });
+    if (reply.body.case === "session") this.applyInfo(reply.body.value);
+  }
+
+  private setBody(topology: Topology): void {
+    const ids = Uint32Array.from(topology.surfaceVertexIds);
+    const triangles = Uint32Array.from(topology.surfaceTriangles);
+    const rest = new Float32Array(3 * ids.length);
+    ids.forEach((v, i) => {
+      for (let k = 0; k < 3; ++k) rest[3 * i + k] = topology.restPositions[3 * v + k];
+    });
+    this.pipeline.reset(ids.length, triangles);
+    this.view.setBody(triangles, rest, this.pipeline.positions, this.pipeline.normals);
+    const b = topology.restBounds;
+    const size = b?.min && b?.max ? Math.hypot(b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z) : 0.1;
+    this.tools.setBody(ids, size);
+  }
+
+  private async leave(): Promise<void> {
+    if (!this.sessionId) return;
+    try {
+      await this.call({ case: "unsubscribe", value: {} });
+      await this.call({ case: "releaseTool", value: {} });
+    } catch {
+      // Leaving a connection that dropped needs nothing more.
+    }
+    this.clearSession();
+    void this.refreshSessions();
+  }
+
+  private clearSession(): void {
+    this.sessionId = "";
+    this.probe.sessionId = "";
+    this.info = null;
+    this.view.clearBody();
+    $("placeholder").hidden = false;
+    $("session-name").textContent = "";
+    const url = new URL(location.href);
+    url.searchParams.delete("session");
+    history.replaceState(null, "", url);
+    this.applyInfo(null);
+  }
+
+  // --- controls ---
+
+  private applyInfo(info: SessionInfo | null): void {
+    this.info = info;
+    const joined = info !== null;
+    const paused = info?.status === SessionStatus.PAUSED;
+    button("pause").disabled = !joined || paused;
+    button("resume").disabled = !joined || !paused;
+    button("step").disabled = !joined || !paused;
+    button("reset").disabled = !joined;
+    button("leave-session").disabled = !joined;
+    for (const id of ["youngs", "poisson", "alpha", "beta"]) input(id).disabled = !joined;
+    if (!info) return;
+    $("session-name").textContent = `· ${info.label || info.sceneName}${paused ? " (paused)" : ""}`;
+    const s = info.settings;
+    if (s && !this.settingsTimer) {
+      input("youngs").value = String(Math.log10(s.youngsModulus));
+      input("poisson").value = String(s.poissonRatio);
+      input("alpha").value = String(s.dampingAlpha);
+      input("beta").value = String(s.dampingBeta);
+      this.showSettingValues();
+    }
+  }
+
+  private showSettingValues(): void {
+    $("youngs-value").textContent = `${(10 ** Number(input("youngs").value) / 1000).toFixed(1)} kPa`;
+    $("poisson-value").textContent = Number(input("poisson").value).toFixed(2);
+    $("alpha-value").textContent = `${Number(input("alpha").value).toFixed(1)} 1/s`;
+    $("beta-value").textContent = `${Number(input("beta").value).toFixed(4)} s`;
+  }
+
+  private async control(action: ControlAction): Promise<void> {
+    if (!this.sessionId) return;
+    try {
+      const reply = await this.call({ case: "controlSession", value: { sessionId: this.sessionId, action, steps: 1 } });
+      if (reply.body.case === "session") this.applyInfo(reply.body.value);
+      void this.refreshSessions();
+    } catch (e) {
+      this.showError(`${ControlAction[action].toLowerCase()} failed.`, e);
+    }
+  }
+
+  // Sliders send their values 150 ms after the last movement (a drag is one update).
+  private settingsChanged(): void {
+    this.showSettingValues();
+    if (this.settingsTimer) clearTimeout(this.settingsTimer);
+    this.settingsTimer = setTimeout(async () => {
+      try {
+        const reply = await this.call({
+          case: "updateSettings",
+          value: {
+            sessionId: this.sessionId,
+            settings: {
+              youngsModulus: 10 ** Number(input("youngs").value),
+              poissonRatio: Number(input("poisson").value),
+              dampingAlpha: Number(input("alpha").value),
+              dampingBeta: Number(input("beta").value),
+            },
+          },
+        });
+        this.settingsTimer = null;
+        if (reply.body.case === "session") this.applyInfo(reply.body.value);
+      } catch (e) {
+        this.settingsTimer = null;
+        this.showError("The server refused the settings.", e);
+        if (this.info) this.applyInfo(this.info);
+      }
+    }, 150);
+  }
+
+  private bindControls(): void {
+    button("create-session").addEventListener("click", () => void this.createSession());
+    button("refresh-sessions").addEventListener("click", () => void this.refreshSessions());
+    button("leave-session").addEventListener("click", () => void this.leave());
+    button("pause").addEventListener("click", () => void this.control(ControlAction.PAUSE));
+    button("resume").addEventListener("click", () => void this.control(ControlAction.RESUME));
+    button("step").addEventListener("click", () => void this.control(ControlAction.STEP));
+    button("reset").addEventListener("click", () => void this.control(ControlAction.RESET));
+    for (const id of ["youngs", "poisson", "alpha", "beta"]) input(id).addEventListener("input", () => this.settingsChanged());
+    input("wireframe").addEventListener("change", (e) => (this.view.wireframe = (e.target as HTMLInputElement).checked));
+    ($("color-mode") as HTMLSelectElement).addEventListener("change", (e) => {
+      this.view.colorMode = (e.target as HTMLSelectElement).value as ColorMode;
+    });
+    for (const radio of document.querySelectorAll<HTMLInputElement>('input[name="tool"]')) {
+      radio.addEventListener("change", () => {
+        const kind = radio.value as ToolKind;
+        this.tools.setKind(kind);
+        $("tool-hint").textContent = TOOL_HINTS[kind];
+      });
+    }
+    setInterval(() => void this.refreshSessions(), 3000);
+  }
+
+  // Shows a message for 10 s (empty: hides it). A GatewayError adds the server's words.
+  private showError(message: string, error?: unknown): void {
+    const element = $("error");
+    let text = message;
+    if (error instanceof GatewayError) text += `\n${error.status}: ${error.message}`;
+    else if (error instanceof Error) text += `\n${error.message}`;
+    this.probe.lastError = text;
+    element.textContent = text;
+    element.hidden = text === "";
+    if (this.errorTimer) clearTimeout(this.errorTimer);
+    if (text) this.errorTimer = setTimeout(() => (element.hidden = true), 10000);
+    if (text) console.warn(text);
+  }
+}

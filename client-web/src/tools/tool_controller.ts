@@ -1,0 +1,197 @@
+// Mouse tools, sent to the server as tool commands once per displayed frame:
+// - grab: press on the surface and drag; the grabbed vertex is pulled by a spring towards the
+//   cursor, which moves in the plane facing the camera through the grabbed point. The force the
+//   server reports is drawn as an arrow.
+// - poke: a sphere follows the cursor at a depth the wheel changes and pushes the body (penalty
+//   contact) while the left button is held.
+// In both modes the right button orbits and the middle button pans; in "orbit" mode the left
+// button orbits as usual.
+import * as THREE from "three";
+import { MOUSE } from "three";
+import { ToolMode, ToolShape } from "../gen/softbody/v1/interact_pb";
+import type { BodyView } from "../render/view";
+
+export type ToolKind = "orbit" | "grab" | "poke";
+
+export interface ToolCommandInit {
+  sessionId: string;
+  sequence: bigint;
+  clientTimeS: number;
+  mode: ToolMode;
+  shape: ToolShape;
+  radius: number;
+  grabVertex?: number;
+  grabStiffness: number;
+  pose: { position: { x: number; y: number; z: number } };
+  velocity: { x: number; y: number; z: number };
+}
+
+export class ToolController {
+  kind: ToolKind = "orbit";
+  grabStiffness = 300;  // N/m
+  pokeRadiusFraction = 0.06;  // of the body's size
+  private bodySize = 0.1;
+  private pointer = new THREE.Vector2();
+  private pointerInside = false;
+  private pressed = false;
+  private grabbed: { surfaceVertex: number; meshVertex: number; plane: THREE.Plane } | null = null;
+  private target = new THREE.Vector3();
+  private lastTarget: THREE.Vector3 | null = null;
+  private lastTime = 0;
+  private pokeDepth = 0.3;
+  private wasActive = false;
+  private sequence = 0n;
+
+  constructor(
+    private readonly view: BodyView,
+    // Surface index -> simulated vertex id (Topology.surface_vertex_ids).
+    private surfaceIds: Uint32Array = new Uint32Array(0),
+  ) {
+    const canvas = view.canvas;
+    canvas.addEventListener("pointermove", (e) => this.onMove(e));
+    canvas.addEventListener("pointerdown", (e) => this.onDown(e));
+    canvas.addEventListener("pointerup", (e) => this.onUp(e));
+    canvas.addEventListener("pointerleave", () => (this.pointerInside = false));
+    canvas.addEventListener("pointerenter", () => (this.pointerInside = true));
+    canvas.addEventListener("wheel", (e) => this.onWheel(e), { passive: false });
+  }
+
+  setBody(surfaceIds: Uint32Array, bodySize: number): void {
+    this.surfaceIds = surfaceIds;
+    this.bodySize = bodySize;
+    this.pokeDepth = 1.7 * bodySize;
+    this.grabbed = null;
+  }
+
+  setKind(kind: ToolKind): void {
+    this.kind = kind;
+    this.grabbed = null;
+    this.pressed = false;
+    const controls = this.view.controls;
+    controls.mouseButtons = {
+      LEFT: kind === "orbit" ? MOUSE.ROTATE : null,
+      MIDDLE: MOUSE.PAN,
+      RIGHT: kind === "orbit" ? MOUSE.PAN : MOUSE.ROTATE,
+    } as typeof controls.mouseButtons;
+    controls.enableZoom = kind !== "poke";  // the wheel sets the poke depth
+  }
+
+  get grabbing(): boolean {
+    return this.grabbed !== null;
+  }
+
+  // The command for this displayed frame, or null when the tool has nothing to say (idle and
+  // already reported idle).
+  command(sessionId: string, nowMs: number): ToolCommandInit | null {
+    const active = this.updateTarget();
+    if (!active && !this.wasActive) return null;
+    this.wasActive = active;
+    const dt = (nowMs - this.lastTime) / 1000;
+    const velocity = { x: 0, y: 0, z: 0 };
+    if (active && this.lastTarget && dt > 0 && dt < 0.25) {
+      velocity.x = (this.target.x - this.lastTarget.x) / dt;
+      velocity.y = (this.target.y - this.lastTarget.y) / dt;
+      velocity.z = (this.target.z - this.lastTarget.z) / dt;
+    }
+    this.lastTarget = active ? this.target.clone() : null;
+    this.lastTime = nowMs;
+    const base = {
+      sessionId,
+      sequence: ++this.sequence,
+      clientTimeS: nowMs / 1000,
+      shape: ToolShape.SPHERE,
+      radius: this.pokeRadius,
+      grabStiffness: this.grabStiffness,
+      pose: { position: { x: this.target.x, y: this.target.y, z: this.target.z } },
+      velocity,
+    };
+    if (!active) return { ...base, mode: ToolMode.IDLE };
+    if (this.kind === "grab" && this.grabbed)
+      return { ...base, mode: ToolMode.GRAB, grabVertex: this.grabbed.surfaceVertex };
+    return { ...base, mode: ToolMode.POKE };
+  }
+
+  // Draws the grab arrow (from the grabbed vertex towards the cursor, length by the force) and
+  // the poke sphere.
+  updateVisuals(force: { x: number; y: number; z: number } | null): void {
+    const { grabArrow, pokeSphere } = this.view;
+    grabArrow.visible = false;
+    pokeSphere.visible = false;
+    if (this.kind === "grab" && this.grabbed) {
+      const from = this.view.vertexPosition(this.grabbed.meshVertex);
+      const pull = this.target.clone().sub(from);
+      const magnitude = force ? Math.hypot(force.x, force.y, force.z) : 0;
+      if (pull.length() > 1e-9) {
+        grabArrow.position.copy(from);
+        grabArrow.setDirection(pull.clone().normalize());
+        // 1 N draws as a quarter of the body's size, at least the cursor's distance.
+        const length = Math.max(pull.length(), 0.25 * this.bodySize * magnitude);
+        grabArrow.setLength(length, 0.15 * Math.min(length, this.bodySize), 0.08 * Math.min(length, this.bodySize));
+        grabArrow.visible = true;
+      }
+    } else if (this.kind === "poke" && this.pointerInside) {
+      pokeSphere.position.copy(this.target);
+      pokeSphere.scale.setScalar(this.pokeRadius);
+      pokeSphere.visible = true;
+    }
+  }
+
+  private get pokeRadius(): number {
+    return Math.min(1, Math.max(1e-4, this.pokeRadiusFraction * this.bodySize));
+  }
+
+  // Where the tool is now; whether it acts on the body.
+  private updateTarget(): boolean {
+    const ray = new THREE.Raycaster();
+    ray.setFromCamera(this.pointer, this.view.camera);
+    if (this.kind === "grab" && this.grabbed) {
+      ray.ray.intersectPlane(this.grabbed.plane, this.target);
+      return true;
+    }
+    if (this.kind === "poke" && this.pointerInside) {
+      ray.ray.at(this.pokeDepth, this.target);
+      return this.pressed;
+    }
+    return false;
+  }
+
+  private setPointer(e: PointerEvent | WheelEvent): void {
+    const rect = this.view.canvas.getBoundingClientRect();
+    this.pointer.set(((e.clientX - rect.left) / rect.width) * 2 - 1, -((e.clientY - rect.top) / rect.height) * 2 + 1);
+  }
+
+  private onMove(e: PointerEvent): void {
+    this.pointerInside = true;
+    this.setPointer(e);
+  }
+
+  private onDown(e: PointerEvent): void {
+    this.setPointer(e);
+    if (e.button !== 0 || this.kind === "orbit") return;
+    this.pressed = true;
+    this.view.canvas.setPointerCapture?.(e.pointerId);
+    if (this.kind !== "grab") return;
+    const hit = this.view.pick(this.pointer);
+    if (!hit || hit.vertex >= this.surfaceIds.length) return;
+    const normal = this.view.camera.getWorldDirection(new THREE.Vector3()).negate();
+    this.grabbed = {
+      surfaceVertex: this.surfaceIds[hit.vertex],
+      meshVertex: hit.vertex,
+      plane: new THREE.Plane().setFromNormalAndCoplanarPoint(normal, hit.point),
+    };
+    this.target.copy(hit.point);
+  }
+
+  private onUp(e: PointerEvent): void {
+    if (e.button !== 0) return;
+    this.pressed = false;
+    this.grabbed = null;
+  }
+
+  private onWheel(e: WheelEvent): void {
+    if (this.kind !== "poke") return;
+    e.preventDefault();
+    this.setPointer(e);
+    this.pokeDepth = Math.max(0.05 * this.bodySize, this.pokeDepth * (1 + 0.001 * e.deltaY));
+  }
+}
