@@ -1,5 +1,5 @@
 // Generates the TypeScript messages of ../proto/softbody/v1/*.proto with protoc-gen-es into
-// src/gen/ (not committed: the .proto files are the contract). Needs Debian's protoc.
+// src/gen/softbody/ (not committed: the .proto files are the contract). Needs Debian's protoc.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -13,12 +13,13 @@ const protos = readdirSync(join(protoDir, "softbody", "v1"))
   .filter((f) => f.endsWith(".proto"))
   .map((f) => `softbody/v1/${f}`);
 
-rmSync(outDir, { recursive: true, force: true });
+// Only the generated messages are replaced (src/gen/ also holds the WebAssembly module).
+rmSync(join(outDir, "softbody"), { recursive: true, force: true });
 mkdirSync(outDir, { recursive: true });
 try {
   execFileSync(
     "protoc",
-    [`--plugin=protoc-gen-es=${plugin}`, `--es_out=${outDir}`, "--es_opt=target=ts", `-I${protoDir}`, ...protos],
+    [`--plugin=protoc-gen-es=${plugin}`, `--es_out=${outDir}`, "--es_opt=target=js+dts,import_extension=js", `-I${protoDir}`, ...protos],
     { stdio: "inherit" },
   );
 } catch (e) {

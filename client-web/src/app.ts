@@ -32,6 +32,7 @@ export interface AppProbe {
   lastError: string;
   lastForce: number;
   roundTripMs: number;
+  maxDisplacement: number;  // largest |x - rest| on screen [m]
 }
 
 export class App {
@@ -57,6 +58,7 @@ export class App {
     lastError: "",
     lastForce: 0,
     roundTripMs: NaN,
+    maxDisplacement: 0,
   };
 
   constructor() {
@@ -158,6 +160,7 @@ export class App {
     if (this.view.hasBody && this.pipeline.frames > 0) {
       this.pipeline.update(this.clock.alpha(now));
       this.view.updateBody();
+      this.probe.maxDisplacement = this.view.largestDisplacement;
     }
     if (this.sessionId) {
       const command = this.tools.command(this.sessionId, now);

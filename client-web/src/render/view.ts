@@ -22,6 +22,7 @@ export class BodyView {
   private readonly grid: THREE.GridHelper;
   colorMode: ColorMode = "displacement";
   displacementRange = 0;
+  largestDisplacement = 0;  // of the displayed positions [m]
   private rangeFloor = 1e-3;
 
   constructor(readonly canvas: HTMLCanvasElement) {
@@ -97,6 +98,7 @@ export class BodyView {
     if (this.colorMode === "displacement") {
       const largest = colorByDisplacement(positions.array as Float32Array, this.rest, this.displacementRange, this.colors);
       this.displacementRange = nextRange(this.displacementRange, largest, this.rangeFloor);
+      this.largestDisplacement = largest;
     } else {
       this.colors.fill(0.72);
     }

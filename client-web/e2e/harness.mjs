@@ -1,0 +1,93 @@
+// End-to-end harness: the real softbody-server on free ports serving the built client (dist/),
+// and Debian's Chromium driven by playwright-core (headless, SwiftShader WebGL).
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+export const clientDir = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+export const repoDir = resolve(clientDir, "..");
+export const buildDir = process.env.SOFTBODY_BUILD_DIR ?? join(repoDir, "build", "release");
+export const artifactsDir = process.env.SOFTBODY_E2E_ARTIFACTS ?? join(buildDir, "e2e-artifacts");
+const serverBinary = join(buildDir, "server", "softbody-server");
+
+// Starts softbody-server (gRPC and HTTP on free ports); resolves once it wrote its ready file.
+// `httpPort` 0 picks a free port; a fixed one restarts a server where browsers reconnect.
+export async function startServer(extraArgs = [], { needClient = true, httpPort = 0 } = {}) {
+  if (!existsSync(serverBinary)) throw new Error(`no server at ${serverBinary}: build it first (scripts/build.sh)`);
+  if (needClient && !existsSync(join(clientDir, "dist", "index.html")))
+    throw new Error("no client-web/dist: run npm run build");
+  const dir = mkdtempSync(join(tmpdir(), "softbody-e2e-"));
+  const ready = join(dir, "ready.json");
+  const args = ["--grpc", "127.0.0.1:0", "--http", `127.0.0.1:${httpPort}`, "--scenes", join(repoDir, "scenes"),
+    "--web-root", join(clientDir, "dist"), "--preload", "", "--ready-file", ready, "--log-level", "info", ...extraArgs];
+  const child = spawn(serverBinary, args, { stdio: ["ignore", "ignore", "pipe"] });
+  let log = "";
+  child.stderr.on("data", (d) => (log += d));
+  const deadline = Date.now() + 60000;
+  while (!existsSync(ready)) {
+    if (child.exitCode !== null) throw new Error(`softbody-server exited: ${log}`);
+    if (Date.now() > deadline) throw new Error(`softbody-server did not start: ${log}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const ports = JSON.parse(readFileSync(ready, "utf8"));
+  return {
+    ...ports,
+    url: `http://127.0.0.1:${ports.http_port}/`,
+    log: () => log,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+      return child.exitCode;
+    },
+  };
+}
+
+// Headless Chromium with SwiftShader WebGL (design guide §7: flags that work as root here).
+export async function launchBrowser(name) {
+  const profile = mkdtempSync(join(tmpdir(), `softbody-chromium-${name}-`));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+    headless: true,
+    viewport: { width: 1100, height: 700 },
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync", "--use-angle=swiftshader", "--enable-unsafe-swiftshader"],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const problems = [];
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  return {
+    context,
+    page,
+    problems,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+export function artifact(name) {
+  mkdirSync(artifactsDir, { recursive: true });
+  return join(artifactsDir, name);
+}
+
+// Polls `fn` (in node) until it returns a truthy value or the timeout passes.
+export async function waitFor(fn, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const probe = (page) => page.evaluate(() => ({ ...window.softbody }));
