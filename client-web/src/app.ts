@@ -71,10 +71,14 @@ export class App {
       onForce: (reply) => this.onForce(reply),
       onStreamEnded: (ended) => {
         if (ended.sessionId !== this.sessionId) return;
-        if (ended.stream === StreamEnded_Stream.STATE) {
-          this.showError(`The session ended: ${ended.message}`);
-          this.clearSession();
+        if (ended.stream !== StreamEnded_Stream.STATE) return;
+        if (ended.code === 14) {
+          // The server is going away: keep the session and try it again after the reconnect.
+          this.showError(`The server closed the stream (${ended.message}); reconnecting…`);
+          return;
         }
+        this.showError(`The session ended: ${ended.message}`);
+        this.clearSession();
       },
     });
     this.view = new BodyView($("view") as HTMLCanvasElement);

@@ -6,7 +6,6 @@ import WebSocket from "ws";
 import { FramePipeline } from "../src/codec/frame_pipeline";
 import { GatewayClient, GatewayError, type ConnectionState } from "../src/net/gateway_client";
 import { Backoff } from "../src/net/backoff";
-// @ts-expect-error: plain JavaScript module
 import { startServer, waitFor } from "../e2e/harness.mjs";
 
 type Server = { http_port: number; stop(): Promise<number> };

@@ -8,7 +8,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FramePipeline } from "../src/codec/frame_pipeline";
-// @ts-expect-error: plain JavaScript module
 import { buildDir, repoDir } from "../e2e/harness.mjs";
 
 interface Fixture {

@@ -1,0 +1,198 @@
+// The browser client end to end: softbody-server serving the built client, Debian's Chromium
+// (headless, SwiftShader WebGL) driven by playwright-core. A trainee creates a session from the
+// UI and pulls the body with the mouse; an instructor's second browser sees the same session;
+// pausing stops the frames; the page comes back after a server restart. Screenshots are kept in
+// build/release/e2e-artifacts/.
+import { writeFileSync } from "node:fs";
+import { PNG } from "pngjs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import type { Page } from "playwright-core";
+import { FramePipeline } from "../src/codec/frame_pipeline";
+import { GatewayClient } from "../src/net/gateway_client";
+import { artifact, launchBrowser, probe, startServer, waitFor } from "./harness.mjs";
+
+type Server = { http_port: number; url: string; stop(): Promise<number>; log(): string };
+type Browser = { page: Page; problems: string[]; close(): Promise<void> };
+
+let server: Server;
+let trainee: Browser;
+let instructor: Browser;
+let sessionId = "";
+
+// Pixel statistics of a PNG screenshot: distinct colours and the mean absolute difference to
+// another screenshot of the same size.
+function decode(png: Buffer) {
+  return PNG.sync.read(png);
+}
+function distinctColours(png: Buffer): number {
+  const { data } = decode(png);
+  const colours = new Set<number>();
+  for (let i = 0; i < data.length; i += 16) colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+  return colours.size;
+}
+function meanDifference(a: Buffer, b: Buffer): number {
+  const x = decode(a).data;
+  const y = decode(b).data;
+  let sum = 0;
+  for (let i = 0; i < x.length; i += 4) sum += Math.abs(x[i] - y[i]) + Math.abs(x[i + 1] - y[i + 1]) + Math.abs(x[i + 2] - y[i + 2]);
+  return sum / (x.length / 4);
+}
+
+async function shot(page: Page, name: string): Promise<Buffer> {
+  const png = await page.locator("#view").screenshot();
+  writeFileSync(artifact(name), png);
+  return png;
+}
+
+// The session's surface positions as the server streams them (a node client of its own, decoding
+// with the same WebAssembly pipeline).
+async function serverSurface(id: string): Promise<Float32Array> {
+  const frames: Uint8Array[] = [];
+  const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {
+    onFrame: (f) => frames.push(f.positions),
+  }, WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+  await client.connect();
+  const reply = await client.request({ case: "getTopology", value: { sessionId: id } });
+  if (reply.body.case !== "topology") throw new Error("no topology");
+  const t = reply.body.value;
+  const pipeline = await FramePipeline.create();
+  pipeline.reset(t.surfaceVertexIds.length, Uint32Array.from(t.surfaceTriangles));
+  await client.request({ case: "subscribe", value: { sessionId: id } });
+  await waitFor(() => frames.length >= 2, 20000, "server frames");
+  client.close();
+  for (const f of frames) pipeline.push(f);
+  pipeline.update(1, false);
+  const positions = Float32Array.from(pipeline.positions);
+  pipeline.dispose();
+  return positions;
+}
+
+// The largest distance between corresponding vertices of two states.
+function largestMotion(a: Float32Array, b: Float32Array): number {
+  let largest = 0;
+  for (let i = 0; i < a.length; i += 3) largest = Math.max(largest, Math.hypot(a[i] - b[i], a[i + 1] - b[i + 1], a[i + 2] - b[i + 2]));
+  return largest;
+}
+
+beforeAll(async () => {
+  server = await startServer(["--max-sessions", "3"]);
+  trainee = await launchBrowser("trainee");
+  instructor = await launchBrowser("instructor");
+});
+
+afterAll(async () => {
+  await trainee?.close();
+  await instructor?.close();
+  if (server) expect(await server.stop()).toBe(0);
+});
+
+describe("browser client", () => {
+  it("loads, connects and renders a non-blank canvas", async () => {
+    const { page } = trainee;
+    await page.goto(server.url);
+    await waitFor(async () => (await probe(page)).connection === "open", 30000, "the connection");
+    await waitFor(async () => (await page.locator("#scene-select option").count()) >= 3, 10000, "the scene list");
+    const empty = await shot(page, "01-empty.png");
+    expect(distinctColours(empty)).toBeGreaterThan(3);  // the floor grid on the background
+    expect(trainee.problems).toEqual([]);
+  });
+
+  it("creates a session from the UI and draws the body", async () => {
+    const { page } = trainee;
+    const before = await shot(page, "02-before-create.png");
+    await page.selectOption("#scene-select", "default");
+    await page.click("#create-session");
+    const p = await waitFor(async () => {
+      const s = await probe(page);
+      return s.sessionId && s.framesReceived > 10 ? s : null;
+    }, 30000, "frames of the new session");
+    sessionId = p.sessionId;
+    await page.waitForTimeout(300);
+    const body = await shot(page, "03-session.png");
+    expect(meanDifference(before, body)).toBeGreaterThan(2);  // the knight appeared
+    expect(distinctColours(body)).toBeGreaterThan(50);  // lit and colour-mapped, not flat
+    await expect(page.locator(`#session-list li[data-session-id="${sessionId}"]`)).toBeTruthy();
+    expect(await page.locator("#hud").textContent()).toMatch(/real-time factor [0-9.]+/);
+  });
+
+  it("deforms the body with a mouse drag; a second browser sees it", async () => {
+    const { page } = trainee;
+    await instructor.page.goto(`${server.url}?session=${sessionId}`);
+    await waitFor(async () => (await probe(instructor.page)).framesReceived > 5, 30000, "the instructor's frames");
+    const instructorBefore = await shot(instructor.page, "04-instructor-before.png");
+    const before = await serverSurface(sessionId);
+
+    await page.check('input[name="tool"][value="grab"]');
+    const box = (await page.locator("#view").boundingBox())!;
+    // The camera looks at the body's centre: the canvas centre is on the body.
+    const x0 = box.x + box.width / 2;
+    const y0 = box.y + box.height / 2;
+    await page.mouse.move(x0, y0);
+    await page.mouse.down();
+    await page.mouse.move(x0 + 160, y0 - 120, { steps: 25 });
+    // Hold the pull while the others look.
+    await waitFor(async () => (await probe(page)).lastForce > 0.5, 20000, "a grab force").catch(async (e) => {
+      await shot(page, "05-failed-grab.png");
+      throw new Error(`${e.message}: ${JSON.stringify(await probe(page))}`);
+    });
+    await page.waitForTimeout(1000);
+    const pulled = await serverSurface(sessionId);
+    const traineeShot = await shot(page, "05-trainee-pulling.png");
+    const instructorProbe = await waitFor(async () => {
+      const s = await probe(instructor.page);
+      return s.maxDisplacement > 0.02 ? s : null;
+    }, 20000, "the instructor to see the deformation");
+    const instructorAfter = await shot(instructor.page, "06-instructor-sees-pull.png");
+    await page.mouse.up();
+
+    expect(largestMotion(before, pulled)).toBeGreaterThan(0.02);  // > 2 cm on a 30 cm knight
+    expect(instructorProbe.maxDisplacement).toBeGreaterThan(0.02);
+    expect(meanDifference(instructorBefore, instructorAfter)).toBeGreaterThan(0.5);
+    expect(distinctColours(traineeShot)).toBeGreaterThan(50);
+    expect((await probe(page)).roundTripMs).toBeLessThan(1000);
+    expect(instructor.problems).toEqual([]);
+  });
+
+  it("pause stops the frames for everyone; resume restarts them", async () => {
+    const { page } = trainee;
+    await page.click("#pause");
+    await waitFor(async () => await page.locator("#resume").isEnabled(), 10000, "the paused state");
+    await page.waitForTimeout(300);  // frames already in flight
+    const a = [await probe(page), await probe(instructor.page)];
+    await page.waitForTimeout(1500);
+    const b = [await probe(page), await probe(instructor.page)];
+    expect(b[0].lastStep).toBe(a[0].lastStep);
+    expect(b[0].framesReceived).toBe(a[0].framesReceived);
+    expect(b[1].framesReceived).toBe(a[1].framesReceived);
+    await page.click("#step");
+    await waitFor(async () => (await probe(page)).lastStep === a[0].lastStep + 1, 10000, "one step");
+    await page.click("#resume");
+    await waitFor(async () => (await probe(instructor.page)).framesReceived > b[1].framesReceived + 10, 20000, "frames again");
+  });
+
+  it("shows the server's refusal clearly", async () => {
+    const { page } = trainee;
+    // --max-sessions 3: two more fit, the third is refused.
+    for (let i = 0; i < 3; ++i) {
+      await page.click("#create-session");
+      await waitFor(async () => (await page.locator("#create-session").textContent()) === "Create", 30000, "the create");
+    }
+    await waitFor(async () => (await probe(page)).lastError.includes("RESOURCE_EXHAUSTED"), 10000, "the refusal");
+    expect(await page.locator("#error").isVisible()).toBe(true);
+    expect(await page.locator("#error").textContent()).toMatch(/Could not create a session.*\n.*RESOURCE_EXHAUSTED/s);
+  });
+
+  it("reconnects after the server restarts and says the session is gone", async () => {
+    const { page } = trainee;
+    const port = server.http_port;
+    expect(await server.stop()).toBe(0);
+    await waitFor(async () => (await probe(page)).connection !== "open", 10000, "the drop");
+    expect(await page.locator("#connection").textContent()).toMatch(/connect/);
+    server = await startServer(["--max-sessions", "3"], { httpPort: port });
+    await waitFor(async () => (await probe(page)).connection === "open", 20000, "the reconnection");
+    await waitFor(async () => (await probe(page)).lastError.includes("gone"), 10000, "the gone message");
+    expect((await probe(page)).sessionId).toBe("");
+    await shot(page, "07-after-restart.png");
+  });
+});
