@@ -10,6 +10,11 @@ if ! scripts/build.sh; then
   echo "0 passed, 1 failed"
   exit 1
 fi
+if ! scripts/build-web.sh; then
+  echo "web client build failed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
 
 total_passed=0
 total_failed=0
@@ -28,6 +33,35 @@ else
   total_failed=$((total_failed + 1))
 fi
 rm -f "$ctest_log"
+
+# Vitest suites (browser client): unit tests with the WebAssembly codec and the gateway client
+# against a real server, then the end-to-end tests in headless Chromium. Counts come from
+# Vitest's JSON report.
+run_vitest() {
+  local name=$1
+  shift
+  local report
+  report=$(mktemp --suffix=.json)
+  (cd client-web && npx --no-install vitest run "$@" --reporter=default --reporter=json \
+    --outputFile.json="$report" </dev/null)
+  local counts
+  counts=$(node -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const failedSuites = r.testResults.filter((t) => t.status === "failed" && t.assertionResults.length === 0).length;
+    console.log(r.numPassedTests, r.numFailedTests + failedSuites);' "$report" 2>/dev/null)
+  rm -f "$report"
+  if [ -z "$counts" ]; then
+    echo "$name: no report"
+    total_failed=$((total_failed + 1))
+    return
+  fi
+  read -r passed failed <<<"$counts"
+  echo "$name: ${passed} passed, ${failed} failed"
+  total_passed=$((total_passed + passed))
+  total_failed=$((total_failed + failed))
+}
+run_vitest "vitest (unit)"
+run_vitest "vitest (browser end-to-end)" --config e2e/vitest.config.ts
 
 echo "${total_passed} passed, ${total_failed} failed"
 [ "$total_failed" -eq 0 ]

@@ -10,6 +10,7 @@ PACKAGES=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
   libgtest-dev libgmock-dev
   libglfw3-dev libgl-dev libgl1-mesa-dri libglm-dev libstb-dev xvfb xauth
+  emscripten nodejs chromium fonts-liberation
   python3
 )
 
@@ -20,8 +21,19 @@ for pkg in "${PACKAGES[@]}"; do
   fi
 done
 
+# The browser client's build (Vite 7) needs node >= 20.19; Debian 12's own nodejs is 18.
+check_node() {
+  local version
+  version=$(node -p 'process.versions.node' 2>/dev/null || echo 0)
+  if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' 2>/dev/null; then
+    echo "install-deps: node $version found; the web client needs node >= 20.19 (e.g. NodeSource's nodejs 20)" >&2
+    exit 1
+  fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#PACKAGES[@]} Debian packages present"
+  check_node
   exit 0
 fi
 
@@ -36,3 +48,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+check_node

@@ -125,26 +125,33 @@ describe("browser client", () => {
 
     await page.check('input[name="tool"][value="grab"]');
     const box = (await page.locator("#view").boundingBox())!;
-    // The camera looks at the body's centre: the canvas centre is on the body.
-    const x0 = box.x + box.width / 2;
-    const y0 = box.y + box.height / 2;
+    const onBody = (await probe(page)).bodyOnScreen;
+    const x0 = box.x + onBody.x;
+    const y0 = box.y + onBody.y;
     await page.mouse.move(x0, y0);
     await page.mouse.down();
-    await page.mouse.move(x0 + 160, y0 - 120, { steps: 25 });
-    // Hold the pull while the others look.
-    await waitFor(async () => (await probe(page)).lastForce > 0.5, 20000, "a grab force").catch(async (e) => {
-      await shot(page, "05-failed-grab.png");
-      throw new Error(`${e.message}: ${JSON.stringify(await probe(page))}`);
-    });
-    await page.waitForTimeout(1000);
-    const pulled = await serverSurface(sessionId);
-    const traineeShot = await shot(page, "05-trainee-pulling.png");
-    const instructorProbe = await waitFor(async () => {
-      const s = await probe(instructor.page);
-      return s.maxDisplacement > 0.02 ? s : null;
-    }, 20000, "the instructor to see the deformation");
-    const instructorAfter = await shot(instructor.page, "06-instructor-sees-pull.png");
-    await page.mouse.up();
+    let pulled: Float32Array;
+    let traineeShot: Buffer;
+    let instructorProbe: { maxDisplacement: number };
+    let instructorAfter: Buffer;
+    try {
+      await page.mouse.move(x0 + 160, y0 - 120, { steps: 25 });
+      // Hold the pull while the others look.
+      await waitFor(async () => (await probe(page)).lastForce > 0.5, 20000, "a grab force").catch(async (e) => {
+        await shot(page, "05-failed-grab.png");
+        throw new Error(`${e.message}: ${JSON.stringify(await probe(page))}`);
+      });
+      await page.waitForTimeout(1000);
+      pulled = await serverSurface(sessionId);
+      traineeShot = await shot(page, "05-trainee-pulling.png");
+      instructorProbe = await waitFor(async () => {
+        const s = await probe(instructor.page);
+        return s.maxDisplacement > 0.02 ? s : null;
+      }, 20000, "the instructor to see the deformation");
+      instructorAfter = await shot(instructor.page, "06-instructor-sees-pull.png");
+    } finally {
+      await page.mouse.up();
+    }
 
     expect(largestMotion(before, pulled)).toBeGreaterThan(0.02);  // > 2 cm on a 30 cm knight
     expect(instructorProbe.maxDisplacement).toBeGreaterThan(0.02);

@@ -33,6 +33,7 @@ export interface AppProbe {
   lastForce: number;
   roundTripMs: number;
   maxDisplacement: number;  // largest |x - rest| on screen [m]
+  bodyOnScreen: { x: number; y: number } | null;  // a canvas point on the body
 }
 
 export class App {
@@ -59,6 +60,7 @@ export class App {
     lastForce: 0,
     roundTripMs: NaN,
     maxDisplacement: 0,
+    bodyOnScreen: null,
   };
 
   constructor() {
@@ -165,6 +167,7 @@ export class App {
       this.pipeline.update(this.clock.alpha(now));
       this.view.updateBody();
       this.probe.maxDisplacement = this.view.largestDisplacement;
+      this.probe.bodyOnScreen = this.view.bodyPointOnScreen();
     }
     if (this.sessionId) {
       const command = this.tools.command(this.sessionId, now);

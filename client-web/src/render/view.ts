@@ -125,6 +125,25 @@ export class BodyView {
     return { point: hit.point.clone(), vertex: best };
   }
 
+  // Canvas coordinates (CSS pixels) of the displayed surface vertex nearest the body's centroid:
+  // a point where a click lands on the body.
+  bodyPointOnScreen(): { x: number; y: number } | null {
+    if (!this.geometry) return null;
+    const p = this.geometry.getAttribute("position").array as Float32Array;
+    const n = p.length / 3;
+    if (n === 0) return null;
+    const c = [0, 0, 0];
+    for (let i = 0; i < p.length; ++i) c[i % 3] += p[i] / n;
+    let best = 0;
+    let bestDistance = Infinity;
+    for (let v = 0; v < n; ++v) {
+      const d = Math.hypot(p[3 * v] - c[0], p[3 * v + 1] - c[1], p[3 * v + 2] - c[2]);
+      if (d < bestDistance) [best, bestDistance] = [v, d];
+    }
+    const ndc = new THREE.Vector3(p[3 * best], p[3 * best + 1], p[3 * best + 2]).project(this.camera);
+    return { x: ((ndc.x + 1) / 2) * this.canvas.clientWidth, y: ((1 - ndc.y) / 2) * this.canvas.clientHeight };
+  }
+
   vertexPosition(vertex: number, out = new THREE.Vector3()): THREE.Vector3 {
     if (!this.geometry) return out.set(0, 0, 0);
     return out.fromBufferAttribute(this.geometry.getAttribute("position"), vertex);

@@ -124,8 +124,8 @@ export class ToolController {
       if (pull.length() > 1e-9) {
         grabArrow.position.copy(from);
         grabArrow.setDirection(pull.clone().normalize());
-        // 1 N draws as a quarter of the body's size, at least the cursor's distance.
-        const length = Math.max(pull.length(), 0.25 * this.bodySize * magnitude);
+        // 1 N draws as a tenth of the body's size, at least to the cursor, at most 1.5 sizes.
+        const length = Math.min(1.5 * this.bodySize, Math.max(pull.length(), 0.1 * this.bodySize * magnitude));
         grabArrow.setLength(length, 0.15 * Math.min(length, this.bodySize), 0.08 * Math.min(length, this.bodySize));
         grabArrow.visible = true;
       }
