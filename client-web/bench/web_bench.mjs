@@ -1,0 +1,122 @@
+// Browser-path benchmarks, printed as one JSON object:
+//  - wasm_frame_ms: WebAssembly decode + interpolation + smooth normals of a bunny.mesh surface
+//    frame (C++-encoded by softbody-codec-fixture), in node; median and p90 over many frames.
+//  - ws_round_trip_ms: tool command -> force reply through the WebSocket gateway on loopback, with
+//    a node WebSocket client (ws), one command in flight at a time; p50/p90/p99.
+//  - render_fps: frames per second the page renders in headless Chromium (SwiftShader, software
+//    WebGL) showing a bunny session.
+// Usage: node bench/web_bench.mjs [--seconds S]   (needs scripts/build.sh and scripts/build-web.sh)
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import WebSocket from "ws";
+import createSoftbodyCodec from "../src/gen/softbody_codec.mjs";
+import { ClientMessageSchema, ServerMessageSchema } from "../src/gen/softbody/v1/gateway_pb.js";
+import { MeshFormat } from "../src/gen/softbody/v1/session_pb.js";
+import { ToolMode } from "../src/gen/softbody/v1/interact_pb.js";
+import { buildDir, launchBrowser, probe, repoDir, startServer, waitFor } from "../e2e/harness.mjs";
+
+const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 5);
+const bunnyPath = join(repoDir, "..", "shared", "meshes", "bunny.mesh");
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+};
+
+async function wasmFrame() {
+  const dir = mkdtempSync(join(tmpdir(), "softbody-bench-"));
+  execFileSync(join(buildDir, "tests", "softbody-codec-fixture"), [bunnyPath, dir, "--frames", "120"]);
+  const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
+  const all = new Uint8Array(readFileSync(join(dir, "frames.bin")));
+  const tri = readFileSync(join(dir, "triangles.u32"));
+  const triangles = new Uint32Array(tri.buffer.slice(tri.byteOffset, tri.byteOffset + tri.byteLength));
+  rmSync(dir, { recursive: true, force: true });
+  const frames = [];
+  let offset = 0;
+  for (const size of meta.frame_bytes) frames.push(all.subarray(offset, (offset += size)));
+  const module = await createSoftbodyCodec();
+  const p = new module.FramePipeline();
+  const times = [];
+  for (let round = 0; round < 20; ++round) {
+    p.reset(meta.vertices, triangles);
+    for (const frame of frames) {
+      const t0 = performance.now();
+      p.input(frame.length).set(frame);
+      if (!p.push(frame.length)) throw new Error(p.error());
+      p.interpolate(0.5);
+      p.computeNormals();
+      times.push(performance.now() - t0);
+    }
+  }
+  p.delete();
+  return { vertices: meta.vertices, triangles: meta.triangles, frames: times.length,
+    median: quantile(times, 0.5), p90: quantile(times, 0.9) };
+}
+
+function bunnySession(port) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
+    ws.binaryType = "arraybuffer";
+    ws.on("open", () => {
+      const request = create(ClientMessageSchema, { requestId: 1, body: { case: "createSession", value: {
+        source: { case: "uploadedMesh", value: { format: MeshFormat.MEDIT, content: readFileSync(bunnyPath), fileName: "bunny.mesh" } },
+        label: "bunny (bench)" } } });
+      ws.send(toBinary(ClientMessageSchema, request));
+    });
+    ws.on("message", (data) => {
+      const m = fromBinary(ServerMessageSchema, new Uint8Array(data));
+      if (m.body.case === "session") resolve({ ws, id: m.body.value.id });
+      else if (m.body.case === "error") reject(new Error(m.body.value.message));
+    });
+    ws.on("error", reject);
+  });
+}
+
+async function roundTrip(port, id, ws) {
+  const times = [];
+  let resolveReply;
+  ws.on("message", (data) => {
+    const m = fromBinary(ServerMessageSchema, new Uint8Array(data));
+    if (m.body.case === "force") resolveReply?.(m.body.value);
+  });
+  const end = performance.now() + seconds * 1000;
+  for (let seq = 1n; performance.now() < end; ++seq) {
+    const command = create(ClientMessageSchema, { body: { case: "toolCommand", value: {
+      sessionId: id, sequence: seq, mode: ToolMode.POKE, radius: 0.01,
+      pose: { position: { x: 0, y: 0.3 + 0.001 * Number(seq % 10n), z: 0 } } } } });
+    const replied = new Promise((r) => (resolveReply = r));
+    const t0 = performance.now();
+    ws.send(toBinary(ClientMessageSchema, command));
+    await replied;
+    times.push(performance.now() - t0);
+  }
+  return { commands: times.length, p50: quantile(times, 0.5), p90: quantile(times, 0.9), p99: quantile(times, 0.99) };
+}
+
+async function renderFps(server, id) {
+  const browser = await launchBrowser("bench");
+  await browser.page.goto(`${server.url}?session=${id}`);
+  await waitFor(async () => (await probe(browser.page)).framesReceived > 20, 30000, "frames");
+  const samples = [];
+  for (let i = 0; i < seconds; ++i) {
+    await browser.page.waitForTimeout(1000);
+    samples.push((await probe(browser.page)).renderFps);
+  }
+  await browser.close();
+  return { median: quantile(samples, 0.5), samples };
+}
+
+const result = { benchmark: "web", seconds };
+result.wasm_frame_ms = await wasmFrame();
+const server = await startServer();
+try {
+  const { ws, id } = await bunnySession(server.http_port);
+  result.ws_round_trip_ms = await roundTrip(server.http_port, id, ws);
+  ws.close();
+  result.render_fps = await renderFps(server, id);
+} finally {
+  await server.stop();
+}
+console.log(JSON.stringify(result, null, 2));
