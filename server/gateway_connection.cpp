@@ -123,22 +123,14 @@ void GatewayConnection::dispatch(const v1::ClientMessage& message) {
   switch (message.body_case()) {
     case v1::ClientMessage::kSubscribe:
       return subscribe(message);
-    case v1::ClientMessage::kUnsubscribe: {
+    case v1::ClientMessage::kUnsubscribe:
       unsubscribe();
-      v1::ServerMessage reply;
-      reply.set_request_id(message.request_id());
-      reply.mutable_done();
-      return send_reply(reply);
-    }
+      return send_done(message.request_id());
     case v1::ClientMessage::kToolCommand:
       return tool_command(message);
-    case v1::ClientMessage::kReleaseTool: {
+    case v1::ClientMessage::kReleaseTool:
       release_tool();
-      v1::ServerMessage reply;
-      reply.set_request_id(message.request_id());
-      reply.mutable_done();
-      return send_reply(reply);
-    }
+      return send_done(message.request_id());
     case v1::ClientMessage::kPing: {
       v1::ServerMessage reply;
       reply.set_request_id(message.request_id());
@@ -219,8 +211,7 @@ void GatewayConnection::subscribe(const v1::ClientMessage& message) {
         asio::post(executor, [weak, bytes = serialize(out), generation] {
           auto self = weak.lock();
           if (!self || generation != self->subscription_generation_) return;
-          self->replies_.push_back(bytes);
-          self->write_next();
+          self->send_reply(bytes);
         });
         return;
       }
@@ -284,8 +275,7 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
         auto self = weak.lock();
         if (!self || generation != self->tool_generation_) return;
         self->release_tool();
-        self->replies_.push_back(bytes);
-        self->write_next();
+        self->send_reply(bytes);
       });
     };
     spdlog::info("event=tool_attached session={} tool={} peer={}", tool_session_->id(), tool_->id(),
@@ -329,14 +319,25 @@ GatewayConnection::Bytes GatewayConnection::serialize(const v1::ServerMessage& m
 }
 
 void GatewayConnection::send_reply(const v1::ServerMessage& reply) {
+  send_reply(serialize(reply));
+}
+
+void GatewayConnection::send_reply(Bytes reply) {
   if (closing_) return;
   if (replies_.size() >= gateway_.options().max_pending_replies) {
     return close(websocket::close_code::policy_error,
                  "the client is not reading replies (" +
                      std::to_string(gateway_.options().max_pending_replies) + " pending)");
   }
-  replies_.push_back(serialize(reply));
+  replies_.push_back(std::move(reply));
   write_next();
+}
+
+void GatewayConnection::send_done(std::uint32_t request_id) {
+  v1::ServerMessage reply;
+  reply.set_request_id(request_id);
+  reply.mutable_done();
+  send_reply(reply);
 }
 
 void GatewayConnection::send_error(std::uint32_t request_id, const grpc::Status& status) {

@@ -50,7 +50,10 @@ class GatewayConnection : public std::enable_shared_from_this<GatewayConnection>
   void run_on_worker(const v1::ClientMessage& message);
 
   // Outgoing (I/O thread).
+  // Request replies and stream ends: in order, at most max_pending_replies waiting.
   void send_reply(const v1::ServerMessage& reply);
+  void send_reply(Bytes reply);
+  void send_done(std::uint32_t request_id);
   void send_error(std::uint32_t request_id, const grpc::Status& status);
   void offer_frame(long generation, Bytes frame);
   void write_next();

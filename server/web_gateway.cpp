@@ -31,7 +31,7 @@ void refuse(beast::tcp_stream stream, const UpgradeRequest& request, http::statu
   });
 }
 
-// "http://host:port" -> "host:port"; the scheme's default port is dropped as browsers do.
+// "http://host:port" -> "host:port", compared with the Host header the browser sent.
 std::string origin_authority(const std::string& origin) {
   const auto scheme_end = origin.find("://");
   std::string authority = scheme_end == std::string::npos ? origin : origin.substr(scheme_end + 3);

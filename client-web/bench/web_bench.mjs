@@ -6,9 +6,7 @@
 //  - render_fps: frames per second the page renders in headless Chromium (SwiftShader, software
 //    WebGL) showing a bunny session.
 // Usage: node bench/web_bench.mjs [--seconds S]   (needs scripts/build.sh and scripts/build-web.sh)
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import WebSocket from "ws";
@@ -16,7 +14,7 @@ import createSoftbodyCodec from "../src/gen/softbody_codec.mjs";
 import { ClientMessageSchema, ServerMessageSchema } from "../src/gen/softbody/v1/gateway_pb.js";
 import { MeshFormat } from "../src/gen/softbody/v1/session_pb.js";
 import { ToolMode } from "../src/gen/softbody/v1/interact_pb.js";
-import { buildDir, launchBrowser, probe, repoDir, startServer, waitFor } from "../e2e/harness.mjs";
+import { codecFixture, launchBrowser, probe, repoDir, startServer, waitFor } from "../e2e/harness.mjs";
 
 const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 5);
 const bunnyPath = join(repoDir, "..", "shared", "meshes", "bunny.mesh");
@@ -26,16 +24,7 @@ const quantile = (xs, q) => {
 };
 
 async function wasmFrame() {
-  const dir = mkdtempSync(join(tmpdir(), "softbody-bench-"));
-  execFileSync(join(buildDir, "tests", "softbody-codec-fixture"), [bunnyPath, dir, "--frames", "120"]);
-  const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
-  const all = new Uint8Array(readFileSync(join(dir, "frames.bin")));
-  const tri = readFileSync(join(dir, "triangles.u32"));
-  const triangles = new Uint32Array(tri.buffer.slice(tri.byteOffset, tri.byteOffset + tri.byteLength));
-  rmSync(dir, { recursive: true, force: true });
-  const frames = [];
-  let offset = 0;
-  for (const size of meta.frame_bytes) frames.push(all.subarray(offset, (offset += size)));
+  const { meta, frames, triangles } = codecFixture(120);
   const module = await createSoftbodyCodec();
   const p = new module.FramePipeline();
   const times = [];

@@ -1,6 +1,6 @@
 // End-to-end harness: the real softbody-server on free ports serving the built client (dist/),
 // and Debian's Chromium driven by playwright-core (headless, SwiftShader WebGL).
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -91,3 +91,27 @@ export async function waitFor(fn, timeoutMs, what) {
 }
 
 export const probe = (page) => page.evaluate(() => ({ ...window.softbody }));
+
+// State frames of the bunny's surface encoded by the C++ codec (softbody-codec-fixture) with the
+// positions they encode: { meta, frames: Uint8Array[], truth: Float64Array, triangles }.
+export function codecFixture(frameCount = 40, errorBound = 1e-4) {
+  const tool = join(buildDir, "tests", "softbody-codec-fixture");
+  if (!existsSync(tool)) throw new Error(`${tool} is missing: build it (scripts/build.sh softbody-codec-fixture)`);
+  const dir = mkdtempSync(join(tmpdir(), "softbody-codec-"));
+  try {
+    const bunny = join(repoDir, "..", "shared", "meshes", "bunny.mesh");
+    execFileSync(tool, [bunny, dir, "--frames", String(frameCount), "--error-bound", String(errorBound)]);
+    const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
+    const all = new Uint8Array(readFileSync(join(dir, "frames.bin")));
+    const frames = [];
+    let offset = 0;
+    for (const size of meta.frame_bytes) frames.push(all.subarray(offset, (offset += size)));
+    const copy = (file) => {
+      const bytes = readFileSync(join(dir, file));
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    };
+    return { meta, frames, truth: new Float64Array(copy("truth.f64")), triangles: new Uint32Array(copy("triangles.u32")) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

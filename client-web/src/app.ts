@@ -9,7 +9,7 @@ import type { StateFrame } from "./gen/softbody/v1/state_pb";
 import type { ForceReply } from "./gen/softbody/v1/interact_pb";
 import { FramePipeline } from "./codec/frame_pipeline";
 import { FrameClock } from "./codec/frame_clock";
-import { GatewayClient, GatewayError, type ConnectionState, type RequestBody } from "./net/gateway_client";
+import { GatewayClient, GatewayError, type ConnectionState } from "./net/gateway_client";
 import { BodyView, type ColorMode } from "./render/view";
 import { ToolController, type ToolKind } from "./tools/tool_controller";
 import { Hud } from "./ui/hud";
@@ -86,6 +86,8 @@ export class App {
     this.view = new BodyView($("view") as HTMLCanvasElement);
     this.tools = new ToolController(this.view);
     this.hud = new Hud($("hud"), $("chart") as HTMLCanvasElement);
+    // Computed when read (a pass over the vertices), not on every displayed frame.
+    Object.defineProperty(this.probe, "bodyOnScreen", { enumerable: true, get: () => this.view.bodyPointOnScreen() });
   }
 
   async start(): Promise<void> {
@@ -167,7 +169,6 @@ export class App {
       this.pipeline.update(this.clock.alpha(now));
       this.view.updateBody();
       this.probe.maxDisplacement = this.view.largestDisplacement;
-      this.probe.bodyOnScreen = this.view.bodyPointOnScreen();
     }
     if (this.sessionId) {
       const command = this.tools.command(this.sessionId, now);
@@ -190,13 +191,9 @@ export class App {
 
   // --- sessions ---
 
-  private async call(body: RequestBody) {
-    return this.client.request(body);
-  }
-
   private async refreshScenes(): Promise<void> {
     try {
-      const reply = await this.call({ case: "listScenes", value: {} });
+      const reply = await this.client.request({ case: "listScenes", value: {} });
       if (reply.body.case !== "scenes") return;
       const select = $("scene-select") as HTMLSelectElement;
       const current = select.value;
@@ -219,7 +216,7 @@ export class App {
   private async refreshSessions(): Promise<void> {
     if (this.client.state !== "open") return;
     try {
-      const reply = await this.call({ case: "listSessions", value: {} });
+      const reply = await this.client.request({ case: "listSessions", value: {} });
       if (reply.body.case !== "sessions") return;
       const list = $("session-list");
       list.replaceChildren(
@@ -252,7 +249,7 @@ export class App {
     create.disabled = true;
     create.textContent = "Creating…";
     try {
-      const reply = await this.call({ case: "createSession", value: { source: { case: "sceneName", value: scene }, label: `${scene} (browser)` } });
+      const reply = await this.client.request({ case: "createSession", value: { source: { case: "sceneName", value: scene }, label: `${scene} (browser)` } });
       if (reply.body.case === "session") await this.join(reply.body.value.id);
     } catch (e) {
       this.showError(`Could not create a session of '${scene}'.`, e);
@@ -263,7 +260,7 @@ export class App {
   }
 
   async join(id: string): Promise<void> {
-    const reply = await this.call({ case: "getTopology", value: { sessionId: id } });
+    const reply = await this.client.request({ case: "getTopology", value: { sessionId: id } });
     if (reply.body.case !== "topology") throw new Error("unexpected reply to getTopology");
     this.setBody(reply.body.value);
     this.sessionId = id;
@@ -277,7 +274,7 @@ export class App {
   }
 
   private async subscribe(id: string): Promise<void> {
-    const reply = await this.call({ case: "subscribe", value: { sessionId: id, maxRateHz: 60 } });
+    const reply = await this.client.request({ case: "subscribe", value: { sessionId: id, maxRateHz: 60 } });
     if (reply.body.case === "session") this.applyInfo(reply.body.value);
   }
 
@@ -298,8 +295,8 @@ export class App {
   private async leave(): Promise<void> {
     if (!this.sessionId) return;
     try {
-      await this.call({ case: "unsubscribe", value: {} });
-      await this.call({ case: "releaseTool", value: {} });
+      await this.client.request({ case: "unsubscribe", value: {} });
+      await this.client.request({ case: "releaseTool", value: {} });
     } catch {
       // Leaving a connection that dropped needs nothing more.
     }
@@ -354,7 +351,7 @@ export class App {
   private async control(action: ControlAction): Promise<void> {
     if (!this.sessionId) return;
     try {
-      const reply = await this.call({ case: "controlSession", value: { sessionId: this.sessionId, action, steps: 1 } });
+      const reply = await this.client.request({ case: "controlSession", value: { sessionId: this.sessionId, action, steps: 1 } });
       if (reply.body.case === "session") this.applyInfo(reply.body.value);
       void this.refreshSessions();
     } catch (e) {
@@ -368,7 +365,7 @@ export class App {
     if (this.settingsTimer) clearTimeout(this.settingsTimer);
     this.settingsTimer = setTimeout(async () => {
       try {
-        const reply = await this.call({
+        const reply = await this.client.request({
           case: "updateSettings",
           value: {
             sessionId: this.sessionId,

@@ -2,13 +2,9 @@
 // (softbody-codec-fixture, the encoder the server uses) for the bunny's surface: every decoded
 // vertex within the stated error bound, smooth normals equal to a reference computed here,
 // interpolation exact, malformed frames refused with a message.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { FramePipeline } from "../src/codec/frame_pipeline";
-import { buildDir, repoDir } from "../e2e/harness.mjs";
+import { codecFixture } from "../e2e/harness.mjs";
 
 interface Fixture {
   meta: { vertices: number; triangles: number; error_bound: number; diagonal: number; frame_bytes: number[] };
@@ -17,35 +13,10 @@ interface Fixture {
   triangles: Uint32Array;
 }
 
-const bunny = join(repoDir, "..", "shared", "meshes", "bunny.mesh");
-let dir = "";
 let fixture: Fixture;
 
 beforeAll(() => {
-  const tool = join(buildDir, "tests", "softbody-codec-fixture");
-  if (!existsSync(tool)) throw new Error(`${tool} is missing: build it (scripts/build.sh softbody-codec-fixture)`);
-  dir = mkdtempSync(join(tmpdir(), "softbody-codec-"));
-  execFileSync(tool, [bunny, dir, "--frames", "40", "--error-bound", "1e-4"]);
-  const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
-  const all = new Uint8Array(readFileSync(join(dir, "frames.bin")));
-  const frames: Uint8Array[] = [];
-  let offset = 0;
-  for (const size of meta.frame_bytes as number[]) {
-    frames.push(all.subarray(offset, offset + size));
-    offset += size;
-  }
-  const truthBytes = readFileSync(join(dir, "truth.f64"));
-  const triBytes = readFileSync(join(dir, "triangles.u32"));
-  fixture = {
-    meta,
-    frames,
-    truth: new Float64Array(truthBytes.buffer, truthBytes.byteOffset, truthBytes.byteLength / 8),
-    triangles: new Uint32Array(triBytes.buffer.slice(triBytes.byteOffset, triBytes.byteOffset + triBytes.byteLength)),
-  };
-});
-
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  fixture = codecFixture(40, 1e-4);
 });
 
 // Area-weighted vertex normals in double precision, the reference for the WASM ones.

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "codec/frame_codec.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
 
 namespace softbody::test {
@@ -56,6 +57,15 @@ inline v1::SessionInfo get_session(v1::Simulation::Stub& stub, const std::string
   const grpc::Status status = stub.GetSession(context().get(), request, &info);
   EXPECT_TRUE(status.ok()) << status.error_message();
   return info;
+}
+
+// The positions of a state frame, decoded by `decoder` (which keeps the reference for deltas).
+inline std::vector<double> decode_frame(codec::FrameDecoder& decoder, const v1::StateFrame& frame) {
+  std::vector<double> xyz;
+  std::string error;
+  const auto* bytes = reinterpret_cast<const std::uint8_t*>(frame.positions().data());
+  EXPECT_TRUE(decoder.decode({bytes, frame.positions().size()}, xyz, error)) << error;
+  return xyz;
 }
 
 }  // namespace softbody::test

@@ -8,7 +8,6 @@
 #include <set>
 #include <thread>
 
-#include "codec/frame_codec.h"
 #include "tests/server/api_helpers.h"
 #include "tests/server/test_server.h"
 #include "tests/server/ws_client.h"
@@ -45,14 +44,6 @@ v1::StateFrame next_frame(WsClient& ws) {
     if (!m) throw std::runtime_error("connection ended: " + ws.error().message());
     if (m->has_frame()) return m->frame();
   }
-}
-
-std::vector<double> decode(codec::FrameDecoder& decoder, const v1::StateFrame& frame) {
-  std::vector<double> xyz;
-  std::string error;
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(frame.positions().data());
-  EXPECT_TRUE(decoder.decode({bytes, frame.positions().size()}, xyz, error)) << error;
-  return xyz;
 }
 
 TEST_F(Gateway, SessionsAreSharedWithGrpcBothWays) {
@@ -117,7 +108,7 @@ TEST_F(Gateway, FramesDecodeAndAGrabToolMovesTheBody) {
   ASSERT_TRUE(subscribed.has_session()) << subscribed.error().message();
   codec::FrameDecoder decoder;
   std::vector<double> before;
-  for (int i = 0; i < 5; ++i) before = decode(decoder, next_frame(ws));
+  for (int i = 0; i < 5; ++i) before = decode_frame(decoder, next_frame(ws));
   ASSERT_EQ(before.size(), 3u * static_cast<size_t>(topo.surface_vertex_ids_size()));
 
   // Grab the highest surface vertex and pull it up 3 cm for a second, at display rate.
@@ -148,7 +139,7 @@ TEST_F(Gateway, FramesDecodeAndAGrabToolMovesTheBody) {
       EXPECT_TRUE(m->force().rejected().empty()) << m->force().rejected();
       largest_force = std::max(largest_force, std::abs(m->force().force().y()));
     } else if (m->has_frame()) {
-      after = decode(decoder, m->frame());
+      after = decode_frame(decoder, m->frame());
     } else {
       ASSERT_FALSE(m->has_error()) << m->error().message();
     }
@@ -156,7 +147,7 @@ TEST_F(Gateway, FramesDecodeAndAGrabToolMovesTheBody) {
   }
   EXPECT_GT(replies, 10);
   EXPECT_GT(largest_force, 0.1);  // 400 N/m over several mm
-  after = decode(decoder, next_frame(ws));
+  after = decode_frame(decoder, next_frame(ws));
   EXPECT_GT(after[3 * top + 1] - before[3 * top + 1], 0.005) << "the grabbed vertex rose";
 }
 

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <thread>
 
-#include "codec/frame_codec.h"
 #include "tests/server/api_helpers.h"
 #include "tests/server/test_server.h"
 
@@ -15,14 +14,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 class Streams : public SharedServerTest<Streams> {};
-
-std::vector<double> decode(codec::FrameDecoder& decoder, const v1::StateFrame& frame) {
-  std::vector<double> xyz;
-  std::string error;
-  const auto* bytes = reinterpret_cast<const std::uint8_t*>(frame.positions().data());
-  EXPECT_TRUE(decoder.decode({bytes, frame.positions().size()}, xyz, error)) << error;
-  return xyz;
-}
 
 TEST_F(Streams, FramesHonourTheRateAndAccountForEveryStep) {
   auto stub = server_->stub();
@@ -76,7 +67,7 @@ TEST_F(Streams, QuantizedFramesStayWithinTheirErrorBound) {
     ASSERT_TRUE(reader->Read(&frame));
     ctx->TryCancel();
     codec::FrameDecoder decoder;
-    const std::vector<double> xyz = decode(decoder, frame);
+    const std::vector<double> xyz = decode_frame(decoder, frame);
     ASSERT_EQ(static_cast<int>(xyz.size()), 3 * topology.surface_vertex_ids_size());
     const auto& box = topology.rest_bounds();
     const double diagonal = std::hypot(box.max().x() - box.min().x(), box.max().y() - box.min().y(),
