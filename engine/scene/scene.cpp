@@ -341,7 +341,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   if (root.has("solver")) {
     JsonReader s = root.object("solver");
     try {
-      o.solver.type = parse_solver_type(s.string("type", "qmr"));
+      o.solver.type = parse_solver_type(s.string("type", "auto"));
     } catch (const std::invalid_argument& e) {
       s.fail("type", e.what());
     }
@@ -350,7 +350,13 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     } catch (const std::invalid_argument& e) {
       s.fail("preconditioner", e.what());
     }
+    try {
+      o.solver.refactor = parse_refactor_mode(s.string("refactor", "sync"));
+    } catch (const std::invalid_argument& e) {
+      s.fail("refactor", e.what());
+    }
     o.solver.tolerance = s.number("tolerance", o.solver.tolerance);
+    if (!(o.solver.tolerance > 0 && o.solver.tolerance < 1)) s.fail("tolerance", "must lie in (0, 1)");
     o.solver.max_iterations = s.integer("max_iterations", o.solver.max_iterations);
     o.solver.time_budget_s = s.number("time_budget", 0);
     if (o.solver.max_iterations < 1) s.fail("max_iterations", "must be >= 1");

@@ -80,12 +80,21 @@ bool Integrator::attempt(SimulationState& state, double dt, bool correction, Ste
     if (m.fixed[v]) velocity_.segment<3>(3 * static_cast<Eigen::Index>(v)).setZero();
   }
   ConstrainedBlockOperator op(topo, system_, m.fixed);
-  SolveReport report = solve(op, rhs_, velocity_, solver_);
+  SolveReport report = linear_solver_.solve(op, rhs_, velocity_, solver_);
   stats.solve_ms += ms_since(t0);
   stats.iterations += report.iterations;
   stats.matvecs += report.matvecs;
-  stats.residual = report.relative_residual;
+  stats.residual = std::max(stats.residual, report.relative_residual);
+  stats.converged = stats.converged && report.reason == StopReason::kConverged;
   stats.stop_reason = report.reason;
+  stats.solver_method = report.method;
+  if (report.factorizations > 0) {
+    stats.factorizations += report.factorizations;
+    stats.factor_ms += report.factor.factor_ms;
+  }
+  stats.factor_kind = report.factor.kind;
+  stats.factor_nonzeros = report.factor.nnz_factor;
+  stats.factor_fill = report.factor.fill;
   if (!velocity_.allFinite()) return false;
 
   Vec3Array v_next(n), p_next(n);
@@ -140,9 +149,9 @@ StepStats Integrator::step(SimulationState& state, const StepInputs& inputs) {
   obstacles_ = model_->obstacles;
   obstacles_.insert(obstacles_.end(), inputs.obstacles.begin(), inputs.obstacles.end());
   solver_ = o.solver;
-  if (inputs.iteration_cap > 0)
-    solver_.max_iterations = std::min(solver_.max_iterations, inputs.iteration_cap);
+  if (inputs.tolerance > 0) solver_.tolerance = std::max(solver_.tolerance, inputs.tolerance);
   StepStats stats;
+  stats.tolerance = solver_.tolerance;
   const SimulationState saved = state;
   bool ok = false;
   for (int retry = 0; retry <= o.max_retries && !ok; ++retry) {
@@ -151,6 +160,8 @@ StepStats Integrator::step(SimulationState& state, const StepInputs& inputs) {
     const bool correction = o.correction || retry > 0;
     state = saved;
     stats.substeps = substeps;
+    stats.residual = 0;  // the accepted attempt's solves are what the step reports
+    stats.converged = true;
     ok = true;
     for (int s = 0; s < substeps && ok; ++s)
       ok = attempt(state, o.dt / substeps, correction, stats);

@@ -8,7 +8,7 @@
 
 #include "engine/forces/force_model.h"
 #include "engine/sim/external_forces.h"
-#include "engine/solvers/krylov.h"
+#include "engine/solvers/step_solver.h"
 
 namespace softbody {
 
@@ -40,7 +40,9 @@ struct SimulationModel {
 struct StepInputs {
   std::vector<Anchor> anchors;
   std::vector<Obstacle> obstacles;
-  int iteration_cap = 0;  // > 0: at most this many solver iterations (a server keeping real time)
+  // > 0: the relative residual this step's solves must reach, when looser than the scene's (a
+  // server keeping real time trades accuracy, never a fixed iteration count).
+  double tolerance = 0;
 };
 
 struct SimulationState {
@@ -64,8 +66,18 @@ struct StepStats {
   double t = 0;
   int iterations = 0;  // solver iterations, summed over substeps
   int matvecs = 0;
-  double residual = 0;  // relative residual of the last solve
+  double residual = 0;   // largest relative residual over the solves of the accepted attempt
+  double tolerance = 0;  // the residual the solves were asked to reach
+  bool converged = true;  // every solve of the accepted attempt reached the tolerance
   StopReason stop_reason = StopReason::kMaxIterations;
+  const char* solver_method = "";  // e.g. "cholesky-cg", "ldlt-gmres", "qmr"
+  // Factorizations made during the step (0 while a reused factor served), their time, and the
+  // factor in use: kind, nonzeros of L and fill (nnz(L) / nnz(A), upper triangles).
+  int factorizations = 0;
+  double factor_ms = 0;
+  FactorKind factor_kind = FactorKind::kNone;
+  long factor_nonzeros = 0;
+  double factor_fill = 0;
   double max_speed = 0;   // max |v| over vertices after the step [m/s]
   double min_lambda = 1;  // smallest algUNC scaling (1: no correction applied)
   int corrected_vertices = 0;
@@ -83,6 +95,10 @@ class Integrator {
   const SimulationModel& model() const { return *model_; }
   // Advances `state` by one dt (rolled back and retried on failure, see IntegratorOptions).
   StepStats step(SimulationState& state, const StepInputs& inputs = {});
+  // The system A v = b of the last solve (for benchmarks and solver studies).
+  const EdgeBlockMatrix& system_matrix() const { return system_; }
+  const Eigen::VectorXd& system_rhs() const { return rhs_; }
+  const StepSolver& linear_solver() const { return linear_solver_; }
 
  private:
   bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);
@@ -97,6 +113,7 @@ class Integrator {
   ExternalForceOutput external_;
   EdgeBlockMatrix system_;
   Eigen::VectorXd rhs_, velocity_;
+  StepSolver linear_solver_;  // keeps its factorization across steps
 };
 
 }  // namespace softbody

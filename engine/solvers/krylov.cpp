@@ -1,9 +1,11 @@
 #include "engine/solvers/krylov.h"
 
-#include <Eigen/LU>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+
+#include "engine/solvers/block_ssor.h"
+#include "engine/solvers/incomplete_cholesky.h"
 
 namespace softbody {
 namespace {
@@ -11,44 +13,7 @@ namespace {
 using Vector = Eigen::VectorXd;
 using Clock = std::chrono::steady_clock;
 
-// z = M^-1 r (or M^-T r) for the chosen preconditioner.
-class PreconditionerApply {
- public:
-  PreconditionerApply(const LinearOperator& a, Preconditioner kind) : kind_(kind) {
-    if (kind == Preconditioner::kNone) return;
-    std::vector<Mat3> blocks = a.diagonal_blocks();
-    inverse_.resize(blocks.size());
-    for (size_t v = 0; v < blocks.size(); ++v) {
-      const Mat3& d = blocks[v];
-      if (kind == Preconditioner::kJacobi) {
-        Vec3 diag = d.diagonal();
-        for (int k = 0; k < 3; ++k) diag[k] = std::abs(diag[k]) > 0 ? 1.0 / diag[k] : 1.0;
-        inverse_[v] = diag.asDiagonal();
-      } else {
-        Eigen::FullPivLU<Mat3> lu(d);
-        inverse_[v] = lu.isInvertible() ? Mat3(lu.inverse()) : Mat3::Identity();
-      }
-    }
-  }
-  void apply(const Vector& r, Vector& z, bool transpose = false) const {
-    if (kind_ == Preconditioner::kNone) {
-      z = r;
-      return;
-    }
-    z.resize(r.size());
-    for (size_t v = 0; v < inverse_.size(); ++v) {
-      const auto i = 3 * static_cast<Eigen::Index>(v);
-      z.segment<3>(i) = transpose ? Vec3(inverse_[v].transpose() * r.segment<3>(i))
-                                  : Vec3(inverse_[v] * r.segment<3>(i));
-    }
-  }
-
- private:
-  Preconditioner kind_;
-  std::vector<Mat3> inverse_;
-};
-
-// Tracks the iteration cap and wall-clock budget.
+// Tracks the wall-clock budget.
 class StopWatch {
  public:
   explicit StopWatch(const SolverOptions& o) : options_(o), start_(Clock::now()) {}
@@ -66,48 +31,9 @@ bool finite(double x) {
   return std::isfinite(x);
 }
 
-SolveReport conjugate_gradient(const LinearOperator& a, const Vector& b, Vector& x,
-                               const SolverOptions& o) {
+SolveReport bicgstab(const LinearOperator& a, const LinearPreconditioner& m, const Vector& b,
+                     Vector& x, const SolverOptions& o) {
   SolveReport report;
-  const PreconditionerApply m(a, o.preconditioner);
-  StopWatch watch(o);
-  const double b_norm = b.norm();
-  Vector r(b.size()), z, p, q;
-  a.apply(x, q);
-  ++report.matvecs;
-  r = b - q;
-  m.apply(r, z);
-  p = z;
-  double rz = r.dot(z);
-  report.relative_residual = r.norm() / b_norm;
-  while (true) {
-    if (report.relative_residual <= o.tolerance)
-      return report.reason = StopReason::kConverged, report;
-    if (report.iterations >= o.max_iterations)
-      return report.reason = StopReason::kMaxIterations, report;
-    if (watch.out_of_time()) return report.reason = StopReason::kTimeBudget, report;
-    a.apply(p, q);
-    ++report.matvecs;
-    const double pq = p.dot(q);
-    if (!finite(pq)) return report.reason = StopReason::kNonFinite, report;
-    if (pq == 0) return report.reason = StopReason::kBreakdown, report;
-    const double alpha = rz / pq;
-    x += alpha * p;
-    r -= alpha * q;
-    ++report.iterations;
-    report.relative_residual = r.norm() / b_norm;
-    if (!finite(report.relative_residual)) return report.reason = StopReason::kNonFinite, report;
-    m.apply(r, z);
-    const double rz_next = r.dot(z);
-    if (rz == 0) return report.reason = StopReason::kBreakdown, report;
-    p = z + (rz_next / rz) * p;
-    rz = rz_next;
-  }
-}
-
-SolveReport bicgstab(const LinearOperator& a, const Vector& b, Vector& x, const SolverOptions& o) {
-  SolveReport report;
-  const PreconditionerApply m(a, o.preconditioner);
   StopWatch watch(o);
   const double b_norm = b.norm();
   Vector r(b.size()), v = Vector::Zero(b.size()), p = Vector::Zero(b.size()), p_hat, s, s_hat, t;
@@ -156,9 +82,9 @@ SolveReport bicgstab(const LinearOperator& a, const Vector& b, Vector& x, const 
 
 // QMR without look-ahead, from Barrett et al., "Templates for the Solution of Linear Systems"
 // (1994), Fig. 2.11, with M1 = the chosen preconditioner and M2 = I.
-SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const SolverOptions& o) {
+SolveReport qmr(const LinearOperator& a, const LinearPreconditioner& m1, const Vector& b,
+                Vector& x, const SolverOptions& o) {
   SolveReport report;
-  const PreconditionerApply m1(a, o.preconditioner);
   StopWatch watch(o);
   const double b_norm = b.norm();
   const Eigen::Index n = b.size();
@@ -188,8 +114,8 @@ SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const Solve
     z /= xi;
     const double delta = z.dot(y);
     if (delta == 0) return report.reason = StopReason::kBreakdown, report;
-    y_tilde = y;                               // M2 y~ = y with M2 = I
-    m1.apply(z, z_tilde, /*transpose=*/true);  // M1^T z~ = z
+    y_tilde = y;                      // M2 y~ = y with M2 = I
+    m1.apply_transpose(z, z_tilde);  // M1^T z~ = z
     if (report.iterations == 0) {
       p = y_tilde;
       q = z_tilde;
@@ -238,10 +164,126 @@ SolveReport qmr(const LinearOperator& a, const Vector& b, Vector& x, const Solve
   }
 }
 
+// Restarted GMRES(m) with right preconditioning (Saad, "Iterative Methods for Sparse Linear
+// Systems", Alg. 9.5): it minimizes the true residual, so the tolerance test needs no
+// preconditioned norm, and it accepts any preconditioner, symmetric or not, definite or not.
+// Modified Gram-Schmidt, Givens rotations; the residual is recomputed at every restart.
+SolveReport gmres(const LinearOperator& a, const LinearPreconditioner& m, const Vector& b,
+                  Vector& x, const SolverOptions& o) {
+  SolveReport report;
+  StopWatch watch(o);
+  const double b_norm = b.norm();
+  const Eigen::Index n = b.size();
+  const int restart = static_cast<int>(std::max<Eigen::Index>(1, std::min<Eigen::Index>(o.gmres_restart, n)));
+  Eigen::MatrixXd basis(n, restart + 1);
+  Eigen::MatrixXd h = Eigen::MatrixXd::Zero(restart + 1, restart);
+  Vector cs(restart), sn(restart), g(restart + 1), r(n), w(n), z(n);
+  while (true) {
+    a.apply(x, w);
+    ++report.matvecs;
+    r = b - w;
+    const double beta = r.norm();
+    report.relative_residual = beta / b_norm;
+    if (!finite(report.relative_residual)) return report.reason = StopReason::kNonFinite, report;
+    if (report.relative_residual <= o.tolerance)
+      return report.reason = StopReason::kConverged, report;
+    if (report.iterations >= o.max_iterations)
+      return report.reason = StopReason::kMaxIterations, report;
+    if (watch.out_of_time()) return report.reason = StopReason::kTimeBudget, report;
+    basis.col(0) = r / beta;
+    g.setZero();
+    g[0] = beta;
+    int k = 0;  // columns built in this cycle
+    bool breakdown = false;
+    while (k < restart) {
+      m.apply(basis.col(k), z);
+      a.apply(z, w);
+      ++report.matvecs;
+      for (int i = 0; i <= k; ++i) {
+        h(i, k) = w.dot(basis.col(i));
+        w -= h(i, k) * basis.col(i);
+      }
+      h(k + 1, k) = w.norm();
+      if (!finite(h(k + 1, k))) return report.reason = StopReason::kNonFinite, report;
+      for (int i = 0; i < k; ++i) {
+        const double t = cs[i] * h(i, k) + sn[i] * h(i + 1, k);
+        h(i + 1, k) = -sn[i] * h(i, k) + cs[i] * h(i + 1, k);
+        h(i, k) = t;
+      }
+      const double denom = std::hypot(h(k, k), h(k + 1, k));
+      if (denom == 0) {
+        breakdown = true;
+        break;
+      }
+      cs[k] = h(k, k) / denom;
+      sn[k] = h(k + 1, k) / denom;
+      const double lucky = h(k + 1, k);
+      h(k, k) = denom;
+      h(k + 1, k) = 0;
+      g[k + 1] = -sn[k] * g[k];
+      g[k] *= cs[k];
+      ++k;
+      ++report.iterations;
+      const double estimate = std::abs(g[k]) / b_norm;
+      if (lucky == 0 || estimate <= o.tolerance || report.iterations >= o.max_iterations ||
+          watch.out_of_time())
+        break;
+      basis.col(k) = w / lucky;
+    }
+    if (k == 0) return report.reason = StopReason::kBreakdown, report;
+    const Vector y =
+        h.topLeftCorner(k, k).triangularView<Eigen::Upper>().solve(g.head(k));
+    m.apply(basis.leftCols(k) * y, z);
+    x += z;
+    if (breakdown) return report.reason = StopReason::kBreakdown, report;
+  }
+}
+
 }  // namespace
 
-SolveReport solve(const LinearOperator& a, const Eigen::VectorXd& b, Eigen::VectorXd& x,
-                  const SolverOptions& options) {
+SolveReport conjugate_gradient(const LinearOperator& a, const LinearPreconditioner& m,
+                               const Vector& b, Vector& x, const SolverOptions& o,
+                               bool stop_on_negative_curvature) {
+  SolveReport report;
+  StopWatch watch(o);
+  const double b_norm = b.norm();
+  Vector r(b.size()), z, p, q;
+  a.apply(x, q);
+  ++report.matvecs;
+  r = b - q;
+  m.apply(r, z);
+  p = z;
+  double rz = r.dot(z);
+  report.relative_residual = r.norm() / b_norm;
+  while (true) {
+    if (report.relative_residual <= o.tolerance)
+      return report.reason = StopReason::kConverged, report;
+    if (report.iterations >= o.max_iterations)
+      return report.reason = StopReason::kMaxIterations, report;
+    if (watch.out_of_time()) return report.reason = StopReason::kTimeBudget, report;
+    a.apply(p, q);
+    ++report.matvecs;
+    const double pq = p.dot(q);
+    if (!finite(pq)) return report.reason = StopReason::kNonFinite, report;
+    if (pq == 0 || (stop_on_negative_curvature && (pq < 0 || rz <= 0)))
+      return report.reason = StopReason::kBreakdown, report;
+    const double alpha = rz / pq;
+    x += alpha * p;
+    r -= alpha * q;
+    ++report.iterations;
+    report.relative_residual = r.norm() / b_norm;
+    if (!finite(report.relative_residual)) return report.reason = StopReason::kNonFinite, report;
+    m.apply(r, z);
+    const double rz_next = r.dot(z);
+    if (rz == 0) return report.reason = StopReason::kBreakdown, report;
+    p = z + (rz_next / rz) * p;
+    rz = rz_next;
+  }
+}
+
+SolveReport krylov_solve(SolverType type, const LinearOperator& a, const LinearPreconditioner& m,
+                         const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                         const SolverOptions& options) {
   if (x.size() != b.size()) x = Eigen::VectorXd::Zero(b.size());
   // A zero right-hand side has the solution zero; the solvers below divide by |b|.
   if (b.norm() == 0) {
@@ -250,69 +292,51 @@ SolveReport solve(const LinearOperator& a, const Eigen::VectorXd& b, Eigen::Vect
     report.reason = StopReason::kConverged;
     return report;
   }
-  switch (options.type) {
-    case SolverType::kCg:
-      return conjugate_gradient(a, b, x, options);
-    case SolverType::kBiCgStab:
-      return bicgstab(a, b, x, options);
-    case SolverType::kQmr:
-      return qmr(a, b, x, options);
-  }
-  throw std::invalid_argument("unknown solver type");
-}
-
-const char* solver_type_name(SolverType type) {
   switch (type) {
     case SolverType::kCg:
-      return "cg";
+      return conjugate_gradient(a, m, b, x, options, false);
     case SolverType::kBiCgStab:
-      return "bicgstab";
+      return bicgstab(a, m, b, x, options);
     case SolverType::kQmr:
-      return "qmr";
+      return qmr(a, m, b, x, options);
+    case SolverType::kGmres:
+      return gmres(a, m, b, x, options);
+    case SolverType::kAuto:
+    case SolverType::kDirect:
+      break;
   }
-  return "?";
+  throw std::invalid_argument(std::string("krylov_solve: '") + solver_type_name(type) +
+                              "' is not a Krylov method (use StepSolver)");
 }
 
-SolverType parse_solver_type(const std::string& name) {
-  if (name == "cg") return SolverType::kCg;
-  if (name == "bicgstab") return SolverType::kBiCgStab;
-  if (name == "qmr") return SolverType::kQmr;
-  throw std::invalid_argument("unknown solver '" + name + "' (cg, bicgstab, qmr)");
-}
-
-const char* preconditioner_name(Preconditioner p) {
-  switch (p) {
-    case Preconditioner::kNone:
-      return "none";
-    case Preconditioner::kJacobi:
-      return "jacobi";
-    case Preconditioner::kBlockJacobi:
-      return "block-jacobi";
+SolveReport solve(const LinearOperator& a, const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                  const SolverOptions& options) {
+  const auto* blocks = dynamic_cast<const ConstrainedBlockOperator*>(&a);
+  switch (options.preconditioner) {
+    case PreconditionerType::kNone:
+      return krylov_solve(options.type, a, IdentityPreconditioner(), b, x, options);
+    case PreconditionerType::kJacobi:
+    case PreconditionerType::kBlockJacobi:
+      return krylov_solve(options.type, a,
+                          BlockDiagonalPreconditioner(
+                              a, options.preconditioner == PreconditionerType::kJacobi),
+                          b, x, options);
+    case PreconditionerType::kSsor: {
+      if (!blocks) throw std::invalid_argument("SSOR needs the edge-block operator");
+      BlockSsor ssor(*blocks);
+      if (options.type == SolverType::kCg) return ssor.eisenstat_cg(b, x, options);
+      return krylov_solve(options.type, a, ssor, b, x, options);
+    }
+    case PreconditionerType::kIncompleteCholesky: {
+      if (!blocks) throw std::invalid_argument("incomplete Cholesky needs the edge-block operator");
+      return krylov_solve(options.type, a, IncompleteCholeskyPreconditioner(*blocks), b, x,
+                          options);
+    }
+    case PreconditionerType::kFactor:
+      break;
   }
-  return "?";
-}
-
-Preconditioner parse_preconditioner(const std::string& name) {
-  if (name == "none") return Preconditioner::kNone;
-  if (name == "jacobi") return Preconditioner::kJacobi;
-  if (name == "block-jacobi") return Preconditioner::kBlockJacobi;
-  throw std::invalid_argument("unknown preconditioner '" + name + "' (none, jacobi, block-jacobi)");
-}
-
-const char* stop_reason_name(StopReason reason) {
-  switch (reason) {
-    case StopReason::kConverged:
-      return "converged";
-    case StopReason::kMaxIterations:
-      return "max_iterations";
-    case StopReason::kTimeBudget:
-      return "time_budget";
-    case StopReason::kBreakdown:
-      return "breakdown";
-    case StopReason::kNonFinite:
-      return "non_finite";
-  }
-  return "?";
+  throw std::invalid_argument(
+      "the 'factor' preconditioner is kept across solves by a StepSolver; solve() cannot build it");
 }
 
 }  // namespace softbody

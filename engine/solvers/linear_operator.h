@@ -37,6 +37,11 @@ class ConstrainedBlockOperator final : public LinearOperator {
   void apply_transpose(const Eigen::VectorXd& x, Eigen::VectorXd& y) const override;
   std::vector<Mat3> diagonal_blocks() const override;
 
+  const MeshTopology& topology() const { return topology_; }
+  const EdgeBlockMatrix& matrix() const { return matrix_; }
+  bool is_fixed(Index v) const { return !fixed_.empty() && fixed_[static_cast<size_t>(v)] != 0; }
+  const std::vector<std::uint8_t>& fixed() const { return fixed_; }
+
  private:
   void apply_impl(const Eigen::VectorXd& x, Eigen::VectorXd& y, bool transpose) const;
 

@@ -1,0 +1,188 @@
+#include "engine/solvers/sparse_cholesky.h"
+
+#include <cholmod.h>
+#include <dlfcn.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace softbody {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// LDL^T without pivoting is accepted while its pivots stay this far from zero, relative to the
+// largest; below it the factor would amplify round-off more than a shifted Cholesky preconditions.
+constexpr double kMinRelativePivot = 1e-12;
+
+}  // namespace
+
+struct SparseCholesky::Impl {
+  // mutable: CHOLMOD records status and reuses workspace even in a solve.
+  mutable cholmod_common common{};
+  cholmod_factor* supernodal = nullptr;  // LL^T
+  cholmod_factor* simplicial = nullptr;  // LDL^T, analysed on first need
+  cholmod_factor* current = nullptr;     // the factor solve() uses
+  mutable cholmod_dense *x = nullptr, *y = nullptr, *e = nullptr;
+  cholmod_sparse view{};  // a header over SymmetricCsc's arrays (no copy)
+
+  Impl() {
+    cholmod_start(&common);
+    common.print = 0;
+    common.error_handler = nullptr;
+    common.final_ll = false;  // simplicial factors stay LDL^T
+    // Try AMD and METIS, keep whichever predicts less fill; done once per pattern.
+    common.nmethods = 2;
+    common.method[0].ordering = CHOLMOD_AMD;
+    common.method[1].ordering = CHOLMOD_METIS;
+    common.postorder = true;
+  }
+  ~Impl() {
+    cholmod_free_factor(&supernodal, &common);
+    cholmod_free_factor(&simplicial, &common);
+    cholmod_free_dense(&x, &common);
+    cholmod_free_dense(&y, &common);
+    cholmod_free_dense(&e, &common);
+    cholmod_finish(&common);
+  }
+
+  cholmod_sparse* wrap(const SymmetricCsc& a) {
+    view.nrow = view.ncol = static_cast<size_t>(a.size());
+    view.nzmax = static_cast<size_t>(a.nonzeros());
+    view.p = const_cast<int*>(a.column_starts().data());
+    view.i = const_cast<int*>(a.rows().data());
+    view.x = const_cast<double*>(a.values().data());
+    view.stype = 1;  // upper triangle stored
+    view.itype = CHOLMOD_INT;
+    view.xtype = CHOLMOD_REAL;
+    view.dtype = CHOLMOD_DOUBLE;
+    view.sorted = true;
+    view.packed = true;
+    return &view;
+  }
+
+  cholmod_factor* analyze_as(const SymmetricCsc& a, int mode) {
+    common.supernodal = mode;
+    cholmod_factor* f = cholmod_analyze(wrap(a), &common);
+    if (!f) throw std::runtime_error("CHOLMOD analysis failed (status " +
+                                     std::to_string(common.status) + ")");
+    return f;
+  }
+
+  // Factorizes A + shift I into f; true when it succeeded to the last column.
+  bool factorize_into(const SymmetricCsc& a, cholmod_factor* f, double shift) {
+    double beta[2] = {shift, 0};
+    common.status = CHOLMOD_OK;
+    cholmod_factorize_p(wrap(a), beta, nullptr, 0, f, &common);
+    return common.status == CHOLMOD_OK && f->minor == f->n;
+  }
+
+  // Pivots of a simplicial LDL^T: finite and not tiny against the largest.
+  static bool pivots_usable(const cholmod_factor* f) {
+    const auto* p = static_cast<const int*>(f->p);
+    const auto* v = static_cast<const double*>(f->x);
+    double largest = 0, smallest = INFINITY;
+    for (size_t j = 0; j < f->n; ++j) {
+      const double d = std::abs(v[p[j]]);
+      if (!std::isfinite(d)) return false;
+      largest = std::max(largest, d);
+      smallest = std::min(smallest, d);
+    }
+    return smallest > kMinRelativePivot * largest;
+  }
+};
+
+SparseCholesky::SparseCholesky() : impl_(std::make_unique<Impl>()) {}
+SparseCholesky::~SparseCholesky() = default;
+
+double SparseCholesky::analyze(const SymmetricCsc& a) {
+  const auto start = Clock::now();
+  cholmod_free_factor(&impl_->supernodal, &impl_->common);
+  cholmod_free_factor(&impl_->simplicial, &impl_->common);
+  impl_->current = nullptr;
+  impl_->supernodal = impl_->analyze_as(a, CHOLMOD_SUPERNODAL);
+  predicted_nnz_ = impl_->common.lnz;
+  predicted_flops_ = impl_->common.fl;
+  info_ = FactorInfo{};
+  info_.analyze_ms = ms_since(start);
+  return info_.analyze_ms;
+}
+
+FactorInfo SparseCholesky::factorize(const SymmetricCsc& a) {
+  if (!impl_->supernodal) analyze(a);
+  const auto start = Clock::now();
+  const double analyze_ms = info_.analyze_ms;
+  info_ = FactorInfo{};
+  info_.analyze_ms = analyze_ms;
+  info_.nnz_matrix = a.nonzeros();
+  info_.nnz_factor = static_cast<long>(predicted_nnz_);
+  info_.flops = predicted_flops_;
+  if (impl_->factorize_into(a, impl_->supernodal, 0)) {
+    info_.kind = FactorKind::kCholesky;
+    impl_->current = impl_->supernodal;
+  } else {
+    // Indefinite: LDL^T (no pivoting) of the same matrix, simplicial because CHOLMOD's supernodal
+    // factorization is LL^T only.
+    if (!impl_->simplicial) impl_->simplicial = impl_->analyze_as(a, CHOLMOD_SIMPLICIAL);
+    if (impl_->factorize_into(a, impl_->simplicial, 0) && Impl::pivots_usable(impl_->simplicial)) {
+      info_.kind = FactorKind::kLdlt;
+      impl_->current = impl_->simplicial;
+    } else {
+      // Last resort: a definite matrix near A. The shift starts at 1e-3 of the mean diagonal and
+      // grows tenfold until Cholesky succeeds.
+      double mean_diagonal = 0;
+      const auto& col = a.column_starts();
+      for (Eigen::Index j = 0; j < a.size(); ++j)
+        mean_diagonal += std::abs(a.values()[static_cast<size_t>(col[static_cast<size_t>(j) + 1] - 1)]);
+      mean_diagonal /= static_cast<double>(a.size());
+      impl_->current = nullptr;
+      for (double shift = 1e-3 * mean_diagonal; shift < 1e6 * mean_diagonal; shift *= 10) {
+        if (impl_->factorize_into(a, impl_->supernodal, shift)) {
+          info_.kind = FactorKind::kShiftedCholesky;
+          info_.shift = shift;
+          impl_->current = impl_->supernodal;
+          break;
+        }
+      }
+    }
+  }
+  if (info_.kind == FactorKind::kLdlt) {
+    info_.nnz_factor = static_cast<long>(impl_->common.lnz);
+    info_.flops = impl_->common.fl;
+  }
+  info_.fill = info_.nnz_matrix > 0 ? static_cast<double>(info_.nnz_factor) /
+                                          static_cast<double>(info_.nnz_matrix)
+                                    : 0;
+  info_.factor_ms = ms_since(start);
+  return info_;
+}
+
+void SparseCholesky::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
+  if (!impl_->current) throw std::logic_error("SparseCholesky::solve before a factorization");
+  cholmod_dense rhs{};
+  rhs.nrow = static_cast<size_t>(b.size());
+  rhs.ncol = 1;
+  rhs.nzmax = rhs.d = rhs.nrow;
+  rhs.x = const_cast<double*>(b.data());
+  rhs.xtype = CHOLMOD_REAL;
+  rhs.dtype = CHOLMOD_DOUBLE;
+  if (!cholmod_solve2(CHOLMOD_A, impl_->current, &rhs, nullptr, &impl_->x, nullptr, &impl_->y,
+                      &impl_->e, &impl_->common))
+    throw std::runtime_error("CHOLMOD solve failed");
+  x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(impl_->x->x), b.size());
+}
+
+void set_blas_threads(int n) {
+  using SetThreads = void (*)(int);
+  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  static std::atomic<int> current{-1};
+  if (set && n > 0 && current.exchange(n) != n) set(n);
+}
+
+}  // namespace softbody

@@ -1,0 +1,63 @@
+// A sparse factorization of the symmetric part of the step matrix with CHOLMOD (SuiteSparse):
+// supernodal Cholesky (BLAS-3, METIS or AMD ordering, whichever fills less) when the matrix is
+// positive definite; a simplicial LDL^T when it is not (StVK under compression, seed 000's crush);
+// and, should LDL^T meet a zero or tiny pivot, Cholesky of A + sigma I, good only as a
+// preconditioner. The symbolic analysis is done once per sparsity pattern; each factorize() is
+// numeric only. Not thread-safe: one object per thread (the StepSolver's background worker owns
+// its own).
+#pragma once
+
+#include <Eigen/Core>
+#include <memory>
+
+#include "engine/solvers/preconditioner.h"
+#include "engine/solvers/symmetric_csc.h"
+
+namespace softbody {
+
+class SparseCholesky {
+ public:
+  SparseCholesky();
+  ~SparseCholesky();
+  SparseCholesky(const SparseCholesky&) = delete;
+  SparseCholesky& operator=(const SparseCholesky&) = delete;
+
+  // Orders and analyses the pattern of `a` (values are not read). Returns the analysis time [ms].
+  double analyze(const SymmetricCsc& a);
+  // nnz(L) and factorization flops the analysis predicts (for the memory and cost models).
+  double predicted_nonzeros() const { return predicted_nnz_; }
+  double predicted_flops() const { return predicted_flops_; }
+
+  // Numeric factorization of a's current values (same pattern as analysed).
+  FactorInfo factorize(const SymmetricCsc& a);
+  bool ready() const { return info_.kind != FactorKind::kNone; }
+  const FactorInfo& info() const { return info_; }
+
+  // x = F^-1 b with the last factor F.
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  FactorInfo info_;
+  double predicted_nnz_ = 0, predicted_flops_ = 0;
+};
+
+// The factor as a preconditioner. CG may use it only when it is a Cholesky factor (then M is SPD).
+class FactorPreconditioner final : public LinearPreconditioner {
+ public:
+  explicit FactorPreconditioner(const SparseCholesky& factor) : factor_(factor) {}
+  void apply(const Eigen::VectorXd& r, Eigen::VectorXd& z) const override { factor_.solve(r, z); }
+  bool symmetric_positive_definite() const override {
+    return factor_.info().kind == FactorKind::kCholesky;
+  }
+
+ private:
+  const SparseCholesky& factor_;
+};
+
+// Sets the BLAS thread count where the BLAS is OpenBLAS (looked up at run time, so any BLAS the
+// system's alternatives point at still links); a no-op otherwise.
+void set_blas_threads(int n);
+
+}  // namespace softbody

@@ -1,0 +1,245 @@
+#include "engine/solvers/step_solver.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/parallel/parallel.h"
+#include "engine/solvers/block_ssor.h"
+
+namespace softbody {
+namespace {
+
+// A supernodal factorization (BLAS-3) runs this many times more flops per second than the
+// memory-bound triangular solves and products of an iteration (measured with
+// `softbody-bench solver`, bench/RESULTS.md); the simplicial LDL^T runs at about the same rate.
+// A fixed ratio keeps the refactoring decisions independent of the machine.
+constexpr double kSupernodalSpeedup = 6.0;
+// A factorization's fixed cost (calls, supernode set-up), in iteration flops: it dominates on
+// small meshes, where the flop counts alone would refactor every other step.
+constexpr double kFactorizationOverhead = 2e5;
+// A vertex block that moved this much (relative, Frobenius) since the factorization counts as
+// changed; this share of the free vertices changed forces a new factor.
+constexpr double kBlockChange = 0.5;
+constexpr double kChangedShare = 0.05;
+
+Mat3 symmetric_part(const Mat3& d) {
+  return 0.5 * (d + d.transpose());
+}
+
+}  // namespace
+
+bool vertex_blocks_symmetric(const ConstrainedBlockOperator& a) {
+  const auto& blocks = a.matrix().vertex_blocks;
+  for (size_t v = 0; v < blocks.size(); ++v) {
+    if (a.is_fixed(static_cast<Index>(v))) continue;
+    const Mat3& d = blocks[v];
+    if ((d - d.transpose()).cwiseAbs().maxCoeff() > 1e-12 * d.cwiseAbs().maxCoeff()) return false;
+  }
+  return true;
+}
+
+StepSolver::StepSolver() = default;
+StepSolver::~StepSolver() = default;
+
+void StepSolver::reset() {
+  worker_.reset();
+  factor_.reset();
+  spare_.reset();
+  csc_.reset();
+  topology_ = nullptr;
+  fixed_.clear();
+  factored_diagonal_.clear();
+  too_large_ = false;
+  spent_since_factor_ = 0;
+  solves_since_factor_ = 0;
+  refactor_due_ = false;
+}
+
+void StepSolver::prepare_pattern(const ConstrainedBlockOperator& a) {
+  if (csc_ && topology_ == &a.topology() && fixed_ == a.fixed()) return;
+  reset();
+  topology_ = &a.topology();
+  fixed_ = a.fixed();
+  csc_ = std::make_unique<SymmetricCsc>(a.topology(), a.fixed());
+  factor_ = std::make_unique<SparseCholesky>();
+  factor_->analyze(*csc_);
+  too_large_ = factor_->predicted_nonzeros() > kMaxFactorNonzeros;
+}
+
+bool StepSolver::diagonal_changed(const ConstrainedBlockOperator& a) const {
+  const auto& blocks = a.matrix().vertex_blocks;
+  if (factored_diagonal_.size() != blocks.size()) return true;
+  size_t changed = 0, free = 0;
+  for (size_t v = 0; v < blocks.size(); ++v) {
+    if (a.is_fixed(static_cast<Index>(v))) continue;
+    ++free;
+    const Mat3& old = factored_diagonal_[v];
+    if ((symmetric_part(blocks[v]) - old).norm() > kBlockChange * old.norm()) ++changed;
+  }
+  return changed > std::max<size_t>(1, static_cast<size_t>(kChangedShare * static_cast<double>(free)));
+}
+
+FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a) {
+  csc_->assign(a.matrix());
+  set_blas_threads(num_threads());
+  FactorInfo info = factor_->factorize(*csc_);
+  factored_diagonal_.resize(a.matrix().vertex_blocks.size());
+  for (size_t v = 0; v < factored_diagonal_.size(); ++v)
+    factored_diagonal_[v] = symmetric_part(a.matrix().vertex_blocks[v]);
+  ++factorizations_;
+  spent_since_factor_ = 0;
+  solves_since_factor_ = 0;
+  refactor_due_ = false;
+  return info;
+}
+
+double StepSolver::iteration_cost() const {
+  // Two triangular solves with L, one product with A (both triangles), vector updates.
+  return 4 * factor_->info().nnz_factor + 4 * static_cast<double>(csc_->nonzeros()) +
+         20 * static_cast<double>(csc_->size());
+}
+
+double StepSolver::factorization_cost() const {
+  const FactorInfo& f = factor_->info();
+  return kFactorizationOverhead +
+         (f.kind == FactorKind::kLdlt ? f.flops : f.flops / kSupernodalSpeedup);
+}
+
+void StepSolver::account(int iterations, bool fresh) {
+  const double cost = iterations * iteration_cost();
+  if (fresh) {
+    spent_since_factor_ = cost;
+    solves_since_factor_ = 1;
+    return;
+  }
+  spent_since_factor_ += cost;
+  ++solves_since_factor_;
+  // Refactor once the marginal solve costs more than the average solve since the factorization
+  // (factorization included): with iteration counts that grow as A drifts this keeps the long-run
+  // cost per solve near its minimum; with steady counts it never refactors.
+  const double average = (factorization_cost() + spent_since_factor_) / solves_since_factor_;
+  if (cost > average) refactor_due_ = true;
+}
+
+SolveReport StepSolver::run_krylov(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
+                                   Eigen::VectorXd& x, const SolverOptions& o,
+                                   bool symmetric) const {
+  const FactorPreconditioner m(*factor_);
+  if (o.type != SolverType::kAuto && o.type != SolverType::kDirect)
+    return krylov_solve(o.type, a, m, b, x, o);
+  if (symmetric && m.symmetric_positive_definite()) {
+    SolveReport cg = conjugate_gradient(a, m, b, x, o, /*stop_on_negative_curvature=*/true);
+    cg.method = "cholesky-cg";
+    if (cg.reason != StopReason::kBreakdown) return cg;
+    // A has turned indefinite since the factorization: go on with GMRES from the CG iterate.
+    SolverOptions rest = o;
+    rest.max_iterations = std::max(1, o.max_iterations - cg.iterations);
+    SolveReport g = krylov_solve(SolverType::kGmres, a, m, b, x, rest);
+    g.iterations += cg.iterations;
+    g.matvecs += cg.matvecs;
+    g.method = "cholesky-gmres";
+    return g;
+  }
+  SolveReport g = krylov_solve(SolverType::kGmres, a, m, b, x, o);
+  g.method = factor_->info().kind == FactorKind::kLdlt ? "ldlt-gmres"
+             : factor_->info().kind == FactorKind::kCholesky ? "cholesky-gmres"
+                                                             : "shifted-cholesky-gmres";
+  return g;
+}
+
+SolveReport StepSolver::solve_iteratively(const ConstrainedBlockOperator& a,
+                                          const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                                          const SolverOptions& o, bool symmetric) {
+  // No factor fits: SSOR-preconditioned CG in Eisenstat's form, or GMRES with SSOR.
+  SolverOptions inner = o;
+  inner.max_iterations = std::max(o.max_iterations, 2000);
+  BlockSsor ssor(a);
+  SolveReport r = symmetric && ssor.symmetric_positive_definite()
+                      ? ssor.eisenstat_cg(b, x, inner)
+                      : krylov_solve(SolverType::kGmres, a, ssor, b, x, inner);
+  r.method = symmetric ? "ssor-cg" : "ssor-gmres";
+  return r;
+}
+
+SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
+                              Eigen::VectorXd& x, const SolverOptions& o) {
+  const bool uses_factor = o.type == SolverType::kAuto || o.type == SolverType::kDirect ||
+                           o.preconditioner == PreconditionerType::kFactor;
+  if (!uses_factor) {
+    SolveReport r = softbody::solve(a, b, x, o);
+    r.method = solver_type_name(o.type);
+    return r;
+  }
+  if (x.size() != b.size()) x = Eigen::VectorXd::Zero(b.size());
+  prepare_pattern(a);
+  const bool symmetric = vertex_blocks_symmetric(a);
+  if (o.type == SolverType::kAuto && too_large_) return solve_iteratively(a, b, x, o, symmetric);
+
+  SolveReport report;
+  int made = 0;
+  bool fresh = false;
+  // A factor finished in the background since the last solve replaces ours; ours becomes the
+  // worker's next buffer.
+  if (worker_) {
+    std::vector<Mat3> diagonal;
+    if (std::unique_ptr<SparseCholesky> done = worker_->take(diagonal)) {
+      if (done->ready()) {
+        spare_ = std::move(factor_);
+        factor_ = std::move(done);
+        factored_diagonal_ = std::move(diagonal);
+        spent_since_factor_ = 0;
+        solves_since_factor_ = 0;
+        refactor_due_ = false;
+        ++factorizations_;
+        report.background_factor_installed = true;
+      } else {
+        spare_ = std::move(done);
+      }
+    }
+  }
+  const bool wanted = !factor_->ready() || o.type == SolverType::kDirect || refactor_due_ ||
+                      diagonal_changed(a);
+  if (wanted) {
+    if (o.refactor == RefactorMode::kBackground && factor_->ready() &&
+        o.type != SolverType::kDirect) {
+      if (!worker_) worker_ = std::make_unique<BackgroundFactorizer>(*csc_);
+      if (worker_->idle()) {
+        csc_->assign(a.matrix());
+        std::vector<Mat3> diagonal(a.matrix().vertex_blocks.size());
+        for (size_t v = 0; v < diagonal.size(); ++v)
+          diagonal[v] = symmetric_part(a.matrix().vertex_blocks[v]);
+        worker_->submit(csc_->values(), std::move(diagonal), std::move(spare_));
+        refactor_due_ = false;
+      }
+    } else {
+      factorize_now(a);
+      fresh = true;
+      ++made;
+    }
+  }
+  const Eigen::VectorXd warm_start = x;
+  SolverOptions first = o;
+  if (!fresh) first.max_iterations = std::min(o.max_iterations, kReuseIterationLimit);
+  SolveReport result = run_krylov(a, b, x, first, symmetric);
+  if (result.reason != StopReason::kConverged && !fresh) {
+    // The reused factor no longer preconditions well enough: replace it now and go on (from the
+    // warm start if the iterate went non-finite).
+    if (!x.allFinite()) x = warm_start;
+    factorize_now(a);
+    fresh = true;
+    ++made;
+    SolverOptions rest = o;
+    rest.max_iterations = std::max(1, o.max_iterations - result.iterations);
+    SolveReport more = run_krylov(a, b, x, rest, symmetric);
+    more.iterations += result.iterations;
+    more.matvecs += result.matvecs;
+    result = more;
+  }
+  account(result.iterations, fresh);
+  result.background_factor_installed = report.background_factor_installed;
+  result.factorizations = made;
+  result.factor = factor_->info();
+  return result;
+}
+
+}  // namespace softbody

@@ -1,0 +1,79 @@
+// The solver layer every integrator shares (design guide §3): it solves with the step matrix A
+// many times while A drifts slowly, so it keeps state across solves: the sparsity pattern and its
+// symbolic analysis, the latest numeric factor, and a policy for when to refresh it. Integrators
+// ask for an accuracy (options.tolerance), never for an iteration count.
+//
+// kAuto: the last factor of sym(A) preconditions CG (A symmetric, factor Cholesky) or GMRES (A
+//   non-symmetric through friction Jacobians, or the factor LDL^T / shifted); a new factor is made
+//   when (a) none exists, (b) the reused one needed more than kReuseIterationLimit iterations
+//   without converging (then at once, in the same solve), (c) many vertex blocks changed a lot
+//   (contacts appearing, another dt), or (d) the cost model says so: the last solve's iterations
+//   cost more than the average cost per solve since the factorization, factorization included
+//   (the classic rule for reusing Jacobians). Costs come from flop counts, not clocks, so the
+//   decisions, and therefore the results, do not depend on the machine or its load. When the
+//   predicted factor does not fit the memory limit, auto runs SSOR-preconditioned CG (Eisenstat)
+//   or GMRES instead. kDirect factorizes every solve. Krylov types run as configured; with the
+//   kFactor preconditioner they use the reused factor under the same policy.
+#pragma once
+
+#include <memory>
+
+#include "engine/solvers/background_factorizer.h"
+#include "engine/solvers/krylov.h"
+#include "engine/solvers/sparse_cholesky.h"
+
+namespace softbody {
+
+class StepSolver {
+ public:
+  // Iterations a reused factor may take before it is replaced within the same solve.
+  static constexpr int kReuseIterationLimit = 20;
+  // Above this many entries of L (8 bytes each) auto does not factorize.
+  static constexpr double kMaxFactorNonzeros = 2e8;
+
+  StepSolver();
+  ~StepSolver();
+  StepSolver(const StepSolver&) = delete;
+  StepSolver& operator=(const StepSolver&) = delete;
+
+  // Solves A x = b from the warm start x.
+  SolveReport solve(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                    const SolverOptions& options);
+  // Forgets the pattern, the factor and the policy's history (e.g. when the model changes).
+  void reset();
+
+  long factorizations() const { return factorizations_; }
+  // The factor in use, if any.
+  const SparseCholesky* factor() const { return factor_.get(); }
+
+ private:
+  void prepare_pattern(const ConstrainedBlockOperator& a);
+  bool diagonal_changed(const ConstrainedBlockOperator& a) const;
+  FactorInfo factorize_now(const ConstrainedBlockOperator& a);
+  SolveReport run_krylov(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
+                         Eigen::VectorXd& x, const SolverOptions& options, bool symmetric) const;
+  SolveReport solve_iteratively(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
+                                Eigen::VectorXd& x, const SolverOptions& options, bool symmetric);
+  void account(int iterations, bool fresh);
+  double iteration_cost() const;
+  double factorization_cost() const;
+
+  const MeshTopology* topology_ = nullptr;
+  std::vector<std::uint8_t> fixed_;
+  std::unique_ptr<SymmetricCsc> csc_;
+  std::unique_ptr<SparseCholesky> factor_;
+  std::unique_ptr<SparseCholesky> spare_;  // the previous factor, the worker's next buffer
+  std::vector<Mat3> factored_diagonal_;  // sym vertex blocks of the factored matrix
+  std::unique_ptr<BackgroundFactorizer> worker_;
+  bool too_large_ = false;
+  // Cost model, in flops since the last factorization.
+  double spent_since_factor_ = 0;
+  int solves_since_factor_ = 0;
+  bool refactor_due_ = false;
+  long factorizations_ = 0;
+};
+
+// True when every free vertex block is symmetric (to round-off): then A is symmetric.
+bool vertex_blocks_symmetric(const ConstrainedBlockOperator& a);
+
+}  // namespace softbody

@@ -1,0 +1,213 @@
+// The stateful solver layer: the CSC assembly, CHOLMOD factorizations (Cholesky, LDL^T for
+// indefinite matrices), the reused factor as a preconditioner and its refresh policy, background
+// refactoring, and the definiteness cases a crushed body produces.
+#include "engine/solvers/step_solver.h"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <Eigen/Eigenvalues>
+#include <thread>
+
+#include "engine/tests/test_systems.h"
+
+namespace softbody {
+namespace {
+
+using test::TestSystem;
+
+Eigen::MatrixXd dense_operator(const LinearOperator& op) {
+  const Eigen::Index n = op.size();
+  Eigen::MatrixXd a(n, n);
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(n), col;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    e.setZero();
+    e[i] = 1;
+    op.apply(e, col);
+    a.col(i) = col;
+  }
+  return a;
+}
+
+double true_residual(const LinearOperator& op, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
+  Eigen::VectorXd ax;
+  op.apply(x, ax);
+  return (b - ax).norm() / b.norm();
+}
+
+std::vector<std::uint8_t> some_fixed(const MeshTopology& topology) {
+  std::vector<std::uint8_t> fixed(static_cast<size_t>(topology.num_vertices()), 0);
+  fixed[0] = fixed[5] = fixed[9] = 1;
+  return fixed;
+}
+
+TEST(SymmetricCsc, HoldsTheUpperTriangleOfTheSymmetrizedConstrainedMatrix) {
+  TestSystem sys(100.0, 40.0, 0.2);
+  const auto fixed = some_fixed(*sys.topology);
+  ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
+  SymmetricCsc csc(*sys.topology, fixed);
+  csc.assign(sys.a);
+  const Eigen::MatrixXd a = dense_operator(op);
+  const Eigen::MatrixXd expected = 0.5 * (a + a.transpose());
+  const Eigen::MatrixXd upper = Eigen::MatrixXd(csc.upper());
+  const Eigen::MatrixXd full = Eigen::MatrixXd(upper.selfadjointView<Eigen::Upper>());
+  EXPECT_LT((full - expected).norm(), 1e-13 * expected.norm());
+  EXPECT_EQ(Eigen::MatrixXd(upper.triangularView<Eigen::StrictlyLower>()).norm(), 0.0);
+}
+
+TEST(SparseCholesky, FactorsDefiniteMatricesWithCholeskyAndIndefiniteOnesWithLdlt) {
+  for (double shift : {2e4, -3e3}) {
+    TestSystem sys(shift, 0.0, 0.3);
+    const auto fixed = some_fixed(*sys.topology);
+    ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
+    const Eigen::MatrixXd a = dense_operator(op);
+    const double min_eigenvalue = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(a).eigenvalues()[0];
+    SymmetricCsc csc(*sys.topology, fixed);
+    csc.assign(sys.a);
+    SparseCholesky factor;
+    factor.analyze(csc);
+    const FactorInfo info = factor.factorize(csc);
+    EXPECT_EQ(info.kind, min_eigenvalue > 0 ? FactorKind::kCholesky : FactorKind::kLdlt)
+        << "shift " << shift << " min eigenvalue " << min_eigenvalue;
+    EXPECT_GE(info.nnz_factor, a.rows());
+    EXPECT_GT(info.fill, 1.0);
+    Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(a.rows(), -1, 2), x;
+    factor.solve(b, x);
+    EXPECT_LT((a * x - b).norm(), 1e-9 * b.norm()) << "shift " << shift;
+  }
+}
+
+TEST(StepSolver, DirectSolvesToToleranceInOneIteration) {
+  TestSystem sys(2e4, 0.0, 0.1);
+  ConstrainedBlockOperator op(*sys.topology, sys.a, some_fixed(*sys.topology));
+  StepSolver solver;
+  Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), 1, 2), x;
+  SolveReport r = solver.solve(op, b, x, {.type = SolverType::kDirect, .tolerance = 1e-10});
+  EXPECT_EQ(r.reason, StopReason::kConverged);
+  EXPECT_EQ(r.factorizations, 1);
+  EXPECT_LE(r.iterations, 1);
+  EXPECT_LE(true_residual(op, b, x), 1e-10);
+  EXPECT_STREQ(r.method, "cholesky-cg");
+}
+
+// A drifting matrix (the step matrix of a moving body): the first factor keeps preconditioning,
+// each solve converges in a handful of iterations, and the factor is not made again every time.
+TEST(StepSolver, ReusesItsFactorWhileTheMatrixDrifts) {
+  TestSystem base(2e4, 0.0, 0.05);
+  ConstrainedBlockOperator probe(*base.topology, base.a, {});
+  StepSolver solver;
+  auto model = make_force_model("stvk-edge", base.topology, base.mesh.vertices, Material{1e5, 0.4});
+  int factorizations = 0, max_iterations = 0;
+  for (int step = 0; step < 30; ++step) {
+    EdgeBlockMatrix a =
+        model->evaluate(random_smooth_deformation(base.mesh.vertices, 0.05 + 0.004 * step, 3)).K;
+    for (Mat3& d : a.vertex_blocks) d.diagonal().array() += 2e4;
+    ConstrainedBlockOperator op(*base.topology, a, {});
+    Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), 1, 2 + step), x;
+    SolveReport r = solver.solve(op, b, x, {.type = SolverType::kAuto, .tolerance = 1e-8});
+    ASSERT_EQ(r.reason, StopReason::kConverged) << "step " << step;
+    EXPECT_LE(true_residual(op, b, x), 1.01e-8) << "step " << step;
+    factorizations += r.factorizations;
+    if (r.factorizations == 0) max_iterations = std::max(max_iterations, r.iterations);
+  }
+  EXPECT_LT(factorizations, 10);
+  EXPECT_GE(factorizations, 1);
+  EXPECT_LE(max_iterations, StepSolver::kReuseIterationLimit);
+  EXPECT_EQ(solver.factorizations(), factorizations);
+}
+
+// Friction makes vertex blocks non-symmetric: CG is not applicable, GMRES with the factor of the
+// symmetric part converges.
+TEST(StepSolver, SolvesNonSymmetricSystemsWithGmres) {
+  TestSystem sys(2e4, 3e3, 0.1);
+  ConstrainedBlockOperator op(*sys.topology, sys.a, {});
+  ASSERT_FALSE(vertex_blocks_symmetric(op));
+  StepSolver solver;
+  Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), -1, 2), x;
+  SolveReport r = solver.solve(op, b, x, {.type = SolverType::kAuto, .tolerance = 1e-10});
+  EXPECT_EQ(r.reason, StopReason::kConverged);
+  EXPECT_STREQ(r.method, "cholesky-gmres");
+  EXPECT_LE(true_residual(op, b, x), 1e-10);
+}
+
+// A crushed, partly inverted body: the tangent stiffness has large negative eigenvalues, so the
+// step matrix is indefinite. auto detects it (Cholesky fails), factors LDL^T and still reaches the
+// tolerance; a factor made while the matrix was definite is replaced.
+TEST(StepSolver, SolvesACrushedPartlyInvertedStateToTolerance) {
+  TetMesh mesh = make_box_mesh({.nx = 4, .ny = 4, .nz = 4, .size = Vec3(0.2, 0.2, 0.2)});
+  auto topology = std::make_shared<const MeshTopology>(mesh);
+  auto model = make_force_model("stvk-edge", topology, mesh.vertices, Material{1e5, 0.45});
+  Vec3Array crushed = mesh.vertices;
+  int inverted = 0;
+  for (Vec3& p : crushed) p.y() *= 0.05;
+  for (size_t v = 0; v < crushed.size(); ++v)
+    crushed[v].y() += 0.004 * std::sin(7.0 * static_cast<double>(v));  // folds some elements over
+  for (const Tet& t : mesh.tets) inverted += six_signed_volume(crushed, t) < 0;
+  ASSERT_GT(inverted, 0);
+  const EdgeBlockMatrix k = model->evaluate(crushed).K;
+  const double mass_term = 50.0;  // a light body: M / T^2 cannot hide the negative stiffness
+  const EdgeBlockMatrix rest_like = model->evaluate(mesh.vertices).K;
+  StepSolver solver;
+  for (const EdgeBlockMatrix* source : {&rest_like, &k}) {
+    EdgeBlockMatrix a = *source;
+    for (Mat3& d : a.vertex_blocks) d.diagonal().array() += mass_term;
+    ConstrainedBlockOperator op(*topology, a, {});
+    const double min_eigenvalue =
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(dense_operator(op)).eigenvalues()[0];
+    Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), -1, 1), x;
+    SolveReport r = solver.solve(op, b, x, {.type = SolverType::kAuto, .tolerance = 1e-8});
+    EXPECT_EQ(r.reason, StopReason::kConverged) << r.method;
+    EXPECT_LE(true_residual(op, b, x), 1e-8);
+    if (source == &k) {
+      EXPECT_LT(min_eigenvalue, 0);
+      EXPECT_EQ(r.factor.kind, FactorKind::kLdlt);
+      EXPECT_STREQ(r.method, "ldlt-gmres");
+    } else {
+      EXPECT_GT(min_eigenvalue, 0);
+      EXPECT_EQ(r.factor.kind, FactorKind::kCholesky);
+    }
+  }
+}
+
+// Background refactoring: the solving thread never waits for a factorization after the first,
+// every solve still reaches the tolerance, and factors made by the worker are installed.
+TEST(StepSolver, BackgroundRefactoringInstallsNewFactorsWithoutLosingAccuracy) {
+  TestSystem base(2e4, 0.0, 0.05);
+  auto model = make_force_model("stvk-edge", base.topology, base.mesh.vertices, Material{1e5, 0.4});
+  StepSolver solver;
+  int installed = 0, sync = 0;
+  for (int step = 0; step < 200 && installed == 0; ++step) {
+    EdgeBlockMatrix a =
+        model->evaluate(random_smooth_deformation(base.mesh.vertices, 0.05 + 0.01 * step, 3)).K;
+    for (Mat3& d : a.vertex_blocks) d.diagonal().array() += 2e4;
+    ConstrainedBlockOperator op(*base.topology, a, {});
+    Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), 1, 2), x;
+    SolveReport r = solver.solve(
+        op, b, x, {.type = SolverType::kAuto, .tolerance = 1e-8, .refactor = RefactorMode::kBackground});
+    ASSERT_EQ(r.reason, StopReason::kConverged) << "step " << step;
+    EXPECT_LE(true_residual(op, b, x), 1.01e-8);
+    installed += r.background_factor_installed;
+    sync += r.factorizations;
+    if (step > 0) std::this_thread::yield();
+  }
+  EXPECT_GT(installed, 0);
+  EXPECT_GE(sync, 1);  // the first factor is always made on the solving thread
+}
+
+TEST(StepSolver, KrylovTypesWithTheFactorPreconditionerUseTheReusedFactor) {
+  TestSystem sys(2e4, 0.0, 0.1);
+  ConstrainedBlockOperator op(*sys.topology, sys.a, {});
+  StepSolver solver;
+  Eigen::VectorXd b = Eigen::VectorXd::Ones(op.size());
+  for (SolverType type : {SolverType::kCg, SolverType::kBiCgStab, SolverType::kQmr, SolverType::kGmres}) {
+    Eigen::VectorXd x;
+    SolveReport r = solver.solve(
+        op, b, x, {.type = type, .preconditioner = PreconditionerType::kFactor, .tolerance = 1e-10});
+    EXPECT_EQ(r.reason, StopReason::kConverged) << solver_type_name(type);
+    EXPECT_LE(r.iterations, 3) << solver_type_name(type);
+  }
+  EXPECT_EQ(solver.factorizations(), 1);
+}
+
+}  // namespace
+}  // namespace softbody
