@@ -91,6 +91,11 @@ int main(int argc, char** argv) {
   app.add_option("--max-tools", manager.session.max_tools, "Interact streams per session")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
+  app.add_option("--loosest-tolerance", manager.session.loosest_tolerance,
+                 "accuracy floor: under load a session loosens its solve tolerance up to this "
+                 "relative residual, never further")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-12, 0.5));
   app.add_option("--max-message-mb", max_message_mb, "largest request message [MiB]")
       ->capture_default_str()
       ->check(CLI::Range(1, 1024));

@@ -56,6 +56,12 @@ std::string Metrics::exposition() const {
   counter(out, "softbody_rollbacks_total", "Step attempts rolled back.", rollbacks);
   counter(out, "softbody_failed_steps_total", "Steps whose every attempt was rolled back.",
           failed_steps);
+  counter(out, "softbody_tolerance_unmet_steps_total",
+          "Steps whose linear solves ended above their relative-residual tolerance.",
+          tolerance_unmet_steps);
+  counter(out, "softbody_factorizations_total",
+          "Sparse factorizations of step matrices (reused across steps as preconditioners).",
+          factorizations);
   counter(out, "softbody_frames_sent_total", "State frames sent to subscribers.", frames_sent);
   counter(out, "softbody_frames_dropped_total",
           "State frames skipped because a subscriber was slower (newest wins).", frames_dropped);
@@ -77,6 +83,9 @@ std::string Metrics::exposition() const {
           websocket_force_replies_coalesced);
   histogram(out, "softbody_step_duration_seconds", "Wall-clock time of a simulation step.",
             step_seconds);
+  histogram(out, "softbody_solve_relative_residual",
+            "Largest relative residual |b - A x| / |b| of each step's linear solves.",
+            solve_residual);
   histogram(out, "softbody_real_time_factor", "Per-step real-time factor of sessions.",
             real_time_factor);
   histogram(out, "softbody_haptic_reply_seconds",

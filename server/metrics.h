@@ -30,6 +30,8 @@ struct Metrics {
   std::atomic<std::uint64_t> steps{0};
   std::atomic<std::uint64_t> rollbacks{0};
   std::atomic<std::uint64_t> failed_steps{0};
+  std::atomic<std::uint64_t> tolerance_unmet_steps{0};
+  std::atomic<std::uint64_t> factorizations{0};
   std::atomic<std::uint64_t> frames_sent{0};
   std::atomic<std::uint64_t> frames_dropped{0};
   std::atomic<std::uint64_t> frame_bytes{0};
@@ -41,6 +43,7 @@ struct Metrics {
   std::atomic<std::uint64_t> websocket_closed_malformed{0};
   std::atomic<std::uint64_t> websocket_force_replies_coalesced{0};
   Histogram step_seconds{{0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1}};
+  Histogram solve_residual{{1e-10, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1}};
   Histogram real_time_factor{{0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.01, 1.05, 1.25, 2}};
   Histogram haptic_reply_seconds{
       {0.00001, 0.00002, 0.00005, 0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01}};

@@ -63,8 +63,15 @@ void to_proto(const PublishedState& state, v1::StepStatistics& out) {
   out.set_failed(s.failed);
   out.set_contacts(s.contacts);
   out.set_max_speed(s.max_speed);
-  out.set_iteration_cap(state.iteration_cap);
+  out.set_iteration_cap(state.max_iterations);
   out.set_total_rollbacks(state.total_rollbacks);
+  out.set_tolerance(s.tolerance);
+  out.set_tolerance_met(s.converged);
+  out.set_solver_method(s.solver_method);
+  out.set_factorizations(s.factorizations);
+  out.set_factor_ms(s.factor_ms);
+  out.set_factor_nonzeros(s.factor_nonzeros);
+  out.set_factor_fill(s.factor_fill);
 }
 
 void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out) {
@@ -98,17 +105,21 @@ SettingsUpdate settings_from_proto(const v1::SessionSettings& s) {
   in_range(s.has_damping_beta(), s.damping_beta(), 0, 10, false, "damping_beta", u.beta);
   in_range(s.has_dt(), s.dt(), 1e-4, 0.1, false, "dt", u.dt);
   in_range(s.has_tolerance(), s.tolerance(), 0, 0.999, true, "tolerance", u.tolerance);
-  if (s.has_solver()) {
-    if (s.solver() != "cg" && s.solver() != "bicgstab" && s.solver() != "qmr")
-      invalid_argument("settings.solver", "must be cg, bicgstab or qmr");
-    u.solver = s.solver();
-  }
-  if (s.has_preconditioner()) {
-    if (s.preconditioner() != "none" && s.preconditioner() != "jacobi" &&
-        s.preconditioner() != "block-jacobi")
-      invalid_argument("settings.preconditioner", "must be none, jacobi or block-jacobi");
-    u.preconditioner = s.preconditioner();
-  }
+  // The engine's parsers name every accepted value in their messages.
+  auto parsed = [](bool has, const std::string& value, const char* field, auto parse,
+                   std::optional<std::string>& out) {
+    if (!has) return;
+    try {
+      parse(value);
+    } catch (const std::invalid_argument& e) {
+      invalid_argument(std::string("settings.") + field, e.what());
+    }
+    out = value;
+  };
+  parsed(s.has_solver(), s.solver(), "solver", parse_solver_type, u.solver);
+  parsed(s.has_preconditioner(), s.preconditioner(), "preconditioner", parse_preconditioner,
+         u.preconditioner);
+  parsed(s.has_refactor(), s.refactor(), "refactor", parse_refactor_mode, u.refactor);
   if (s.has_max_iterations()) {
     if (s.max_iterations() < 1 || s.max_iterations() > 10000)
       invalid_argument("settings.max_iterations", "must lie in [1, 10000]");

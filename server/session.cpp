@@ -24,7 +24,7 @@ Session::Session(std::string id, std::string label, Scene scene, SessionSource s
   document_ = source_.document;
   rest_bounds_ = bounding_box(model_->rest);
   validity_cap_ = rest_bounds_.diagonal();
-  iteration_cap_ = model_->options.solver.max_iterations;
+  effective_tolerance_ = model_->options.solver.tolerance;
   publish(state_, StepStats{}, 0);
 }
 
@@ -58,7 +58,7 @@ void Session::pause_stepping() {
 
 void Session::step(double lag_s, bool scheduled) {
   StepInputs inputs = tool_inputs();
-  inputs.iteration_cap = iteration_cap_.load();
+  inputs.tolerance = effective_tolerance_.load();
   StepStats stats;
   {
     std::lock_guard lock(state_mutex_);
@@ -67,7 +67,7 @@ void Session::step(double lag_s, bool scheduled) {
     total_rollbacks_ += stats.rolled_back;
     publish(state_, stats, real_time_factor(Clock::now(), state_.t));
   }
-  adapt_iteration_cap(lag_s, stats);
+  adapt_tolerance(lag_s);
   metrics_.steps.fetch_add(1, std::memory_order_relaxed);
   metrics_.rollbacks.fetch_add(static_cast<std::uint64_t>(stats.rolled_back));
   if (stats.failed) {
@@ -76,6 +76,10 @@ void Session::step(double lag_s, bool scheduled) {
                  stats.rolled_back);
   }
   metrics_.step_seconds.observe(stats.step_ms * 1e-3);
+  metrics_.solve_residual.observe(stats.residual);
+  if (!stats.converged) metrics_.tolerance_unmet_steps.fetch_add(1, std::memory_order_relaxed);
+  metrics_.factorizations.fetch_add(static_cast<std::uint64_t>(stats.factorizations),
+                                    std::memory_order_relaxed);
   const std::shared_ptr<const PublishedState> published = latest();
   if (published->real_time_factor > 0)
     metrics_.real_time_factor.observe(published->real_time_factor);
@@ -92,7 +96,8 @@ void Session::publish(const SimulationState& state, const StepStats& stats, doub
   p->v = state.v;
   p->stats = stats;
   p->real_time_factor = rtf;
-  p->iteration_cap = iteration_cap_.load();
+  p->effective_tolerance = effective_tolerance_.load();
+  p->max_iterations = model_->options.solver.max_iterations;
   p->total_rollbacks = total_rollbacks_;
   p->finished = Clock::now();
   std::lock_guard lock(published_mutex_);
@@ -113,20 +118,23 @@ void Session::reset_real_time_window() {
   rtf_window_.clear();
 }
 
-// Degrade predictably: a session that starts its steps late loses solver iterations first (down
-// to limits_.min_iterations) and wins them back slowly once it keeps its schedule again.
-void Session::adapt_iteration_cap(double lag_s, const StepStats& stats) {
+// Degrade predictably, and in accuracy rather than in iterations: a session that starts its steps
+// late loosens its solve tolerance tenfold (never beyond limits_.loosest_tolerance, the accuracy
+// floor; every step still converges to the tolerance it reports) and tightens it back tenfold
+// after 20 steps on time. A fixed iteration count would stop solves wherever it happened to.
+void Session::adapt_tolerance(double lag_s) {
   const IntegratorOptions o = options();
-  const int max_cap = o.solver.max_iterations;
-  int cap = std::min(iteration_cap_.load(), max_cap);
+  const double configured = o.solver.tolerance;
+  const double floor = std::max(configured, limits_.loosest_tolerance);
+  double tolerance = std::clamp(effective_tolerance_.load(), configured, floor);
   if (lag_s > o.dt) {
-    cap = std::max(limits_.min_iterations, cap * 3 / 4);
+    tolerance = std::min(floor, tolerance * 10);
     on_time_steps_ = 0;
   } else if (lag_s < 0.2 * o.dt && ++on_time_steps_ >= 20) {
-    if (stats.iterations >= cap) cap = std::min(max_cap, cap + std::max(1, cap / 10));
+    tolerance = std::max(configured, tolerance / 10);
     on_time_steps_ = 0;
   }
-  iteration_cap_ = std::max(1, cap);
+  effective_tolerance_ = tolerance;
 }
 
 StepInputs Session::tool_inputs() {
@@ -215,7 +223,7 @@ void Session::reset() {
     rtf_window_.clear();
     publish(state_, StepStats{}, 0);
   }
-  iteration_cap_ = options().solver.max_iterations;
+  effective_tolerance_ = options().solver.tolerance;
   const std::shared_ptr<const PublishedState> published = latest();
   rebuild_coupling_models(*published);
   std::lock_guard lock(streams_mutex_);
@@ -240,6 +248,7 @@ void Session::update_settings(const SettingsUpdate& u) {
   if (u.solver) document["solver"]["type"] = *u.solver;
   if (u.preconditioner) document["solver"]["preconditioner"] = *u.preconditioner;
   if (u.max_iterations) document["solver"]["max_iterations"] = *u.max_iterations;
+  if (u.refactor) document["solver"]["refactor"] = *u.refactor;
   if (u.tolerance) document["solver"]["tolerance"] = *u.tolerance;
   Scene scene;
   try {
@@ -258,7 +267,7 @@ void Session::update_settings(const SettingsUpdate& u) {
     document_ = source_.document;
   }
   integrator_ = std::make_unique<Integrator>(model_);
-  iteration_cap_ = model_->options.solver.max_iterations;
+  effective_tolerance_ = model_->options.solver.tolerance;
   rtf_window_.clear();
   spdlog::info("event=settings_updated session={}", id_);
 }
@@ -268,10 +277,10 @@ SessionSnapshot Session::snapshot() {
   // snapshot never waits for a step in progress.
   const std::shared_ptr<const PublishedState> state = latest();
   SimulationState s{state->p, state->v, state->t, state->step};
-  return {source_.scene_name, document(), source_.uploaded, std::move(s), iteration_cap_.load()};
+  return {source_.scene_name, document(), source_.uploaded, std::move(s), effective_tolerance_.load()};
 }
 
-void Session::restore(const SimulationState& state, int iteration_cap) {
+void Session::restore(const SimulationState& state, double effective_tolerance) {
   {
     std::lock_guard lock(state_mutex_);
     if (state.p.size() != state_.p.size() || state.v.size() != state_.v.size()) {
@@ -280,8 +289,10 @@ void Session::restore(const SimulationState& state, int iteration_cap) {
                                                  std::to_string(state_.p.size()));
     }
     state_ = state;
-    if (iteration_cap > 0)
-      iteration_cap_ = std::min(iteration_cap, model_->options.solver.max_iterations);
+    if (effective_tolerance > 0)
+      effective_tolerance_ = std::clamp(
+          effective_tolerance, model_->options.solver.tolerance,
+          std::max(model_->options.solver.tolerance, limits_.loosest_tolerance));
     publish(state_, StepStats{}, 0);
   }
 }

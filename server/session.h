@@ -30,7 +30,8 @@ struct PublishedState {
   Vec3Array p, v;
   StepStats stats;
   double real_time_factor = 0;
-  int iteration_cap = 0;
+  double effective_tolerance = 0;  // the solve tolerance in force (loosened under load)
+  int max_iterations = 0;          // the configured cap (reported for old clients)
   long total_rollbacks = 0;
   Clock::time_point finished;
 };
@@ -55,13 +56,15 @@ struct SessionSource {
 struct SessionLimits {
   int max_subscribers = 32;
   int max_tools = 8;
-  int min_iterations = 5;  // the iteration cap never degrades below this
+  // Under load a session loosens its solve tolerance tenfold per late step, never beyond this
+  // (the accuracy floor); it tightens back to the scene's tolerance when on time.
+  double loosest_tolerance = 1e-3;
 };
 
 // Live settings; unset members keep their value. Validated by the caller.
 struct SettingsUpdate {
   std::optional<double> youngs_modulus, poisson_ratio, alpha, beta, dt, tolerance;
-  std::optional<std::string> solver, preconditioner;
+  std::optional<std::string> solver, preconditioner, refactor;
   std::optional<int> max_iterations;
 };
 
@@ -70,7 +73,7 @@ struct SessionSnapshot {
   nlohmann::json document;
   std::optional<UploadedMeshData> uploaded;
   SimulationState state;
-  int iteration_cap = 0;
+  double effective_tolerance = 0;
 };
 
 class Session {
@@ -98,7 +101,8 @@ class Session {
   void reset();
   void update_settings(const SettingsUpdate& update);  // throws ApiError
   SessionSnapshot snapshot();
-  void restore(const SimulationState& state, int iteration_cap);  // throws ApiError on mismatch
+  // Throws ApiError on mismatch; effective_tolerance > 0 restores a degraded accuracy too.
+  void restore(const SimulationState& state, double effective_tolerance);
   void reset_real_time_window();
 
   // --- readers ---
@@ -108,7 +112,7 @@ class Session {
   const MeshTopology& topology() const { return *mesh_body_->topology; }
   IntegratorOptions options() const;
   nlohmann::json document() const;  // the scene with every settings change applied
-  int iteration_cap() const { return iteration_cap_.load(); }
+  double effective_tolerance() const { return effective_tolerance_.load(); }
   BoundingBox rest_bounds() const { return rest_bounds_; }
 
   // --- subscribers and tools ---
@@ -136,7 +140,7 @@ class Session {
   void publish(const SimulationState& state, const StepStats& stats, double rtf);
   StepInputs tool_inputs();
   void rebuild_coupling_models(const PublishedState& state);
-  void adapt_iteration_cap(double lag_s, const StepStats& stats);
+  void adapt_tolerance(double lag_s);
   double real_time_factor(Clock::time_point now, double t);
 
   const std::string id_, label_;
@@ -161,7 +165,7 @@ class Session {
   long total_rollbacks_ = 0;
   std::deque<std::pair<Clock::time_point, double>> rtf_window_;
   int on_time_steps_ = 0;
-  std::atomic<int> iteration_cap_{0};
+  std::atomic<double> effective_tolerance_{0};
 
   mutable std::mutex published_mutex_;
   std::shared_ptr<const PublishedState> published_;

@@ -63,7 +63,7 @@ nlohmann::json default_upload_scene() {
     "material": {"model": "stvk-edge", "E": 5e4, "nu": 0.45, "density": 1000, "volumetric": "cubic"},
     "damping": {"alpha": 0.5, "beta": 0.01},
     "dt": 0.02,
-    "solver": {"type": "qmr", "preconditioner": "block-jacobi", "max_iterations": 60, "tolerance": 1e-6},
+    "solver": {"type": "auto", "tolerance": 1e-6},
     "obstacles": [{"type": "halfspace", "normal": [0, 1, 0], "position": [0, 0, 0],
                    "contact": {"stiffness": 2e4, "damping": 50, "friction": 1e4}}]
   })");
@@ -318,7 +318,7 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
     }
     state.t = snapshot->sim_time();
     state.step = snapshot->step();
-    session->restore(state, snapshot->effective_max_iterations());
+    session->restore(state, snapshot->effective_tolerance());
   }
   {
     std::lock_guard lock(mutex_);

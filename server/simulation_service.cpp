@@ -60,7 +60,9 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   s.set_preconditioner(preconditioner_name(o.solver.preconditioner));
   s.set_max_iterations(o.solver.max_iterations);
   s.set_tolerance(o.solver.tolerance);
-  s.set_effective_max_iterations(session.iteration_cap());
+  s.set_effective_max_iterations(o.solver.max_iterations);
+  s.set_effective_tolerance(session.effective_tolerance());
+  s.set_refactor(refactor_mode_name(o.solver.refactor));
   info.set_age_s(std::chrono::duration<double>(Clock::now() - session.created()).count());
   info.set_idle_s(session.idle_seconds());
   to_proto(session.rest_bounds(), *info.mutable_rest_bounds());
@@ -174,7 +176,7 @@ grpc::Status SimulationService::SnapshotSession(grpc::ServerContext*,
     out->set_sim_time(snap.state.t);
     for (const Vec3& p : snap.state.p) out->mutable_positions()->Add(p.data(), p.data() + 3);
     for (const Vec3& v : snap.state.v) out->mutable_velocities()->Add(v.data(), v.data() + 3);
-    out->set_effective_max_iterations(snap.iteration_cap);
+    out->set_effective_tolerance(snap.effective_tolerance);
   });
 }
 

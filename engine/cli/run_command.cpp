@@ -26,7 +26,15 @@ nlohmann::ordered_json step_json(const StepStats& s) {
   j["iterations"] = s.iterations;
   j["matvecs"] = s.matvecs;
   j["residual"] = s.residual;
+  j["tolerance"] = s.tolerance;
+  j["converged"] = s.converged;
   j["stop_reason"] = stop_reason_name(s.stop_reason);
+  j["solver_method"] = s.solver_method;
+  j["factorizations"] = s.factorizations;
+  j["factor_ms"] = s.factor_ms;
+  j["factor_kind"] = factor_kind_name(s.factor_kind);
+  j["factor_nonzeros"] = s.factor_nonzeros;
+  j["factor_fill"] = s.factor_fill;
   j["max_speed"] = s.max_speed;
   j["min_lambda"] = s.min_lambda;
   j["corrected_vertices"] = s.corrected_vertices;
@@ -65,6 +73,7 @@ void add_run_command(CLI::App& app) {
     std::vector<std::string> sets;
     int threads = 0;
     double speed_threshold = 1.5;
+    bool reference = false;
   };
   auto args = std::make_shared<Args>();
   cmd->add_option("SCENE", args->scene, "scene file (JSON)")->required();
@@ -85,6 +94,9 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--speed-threshold", args->speed_threshold,
                   "count steps whose max vertex speed exceeds this [m/s]")
       ->capture_default_str();
+  cmd->add_flag("--reference", args->reference,
+                "also run the scene with converged solves (direct, 1e-10) in lockstep and report "
+                "the mean vertex distance to it over the rest bounding-box diagonal (fidelity)");
   cmd->callback([args] {
     set_num_threads(args->threads);
     Scene scene = load_scene(args->scene, args->sets);
@@ -113,6 +125,18 @@ void add_run_command(CLI::App& app) {
 
     Integrator integrator(scene.model);
     SimulationState state = rest_state(model);
+    // The reference: the same model with converged solves, stepped beside the run.
+    std::unique_ptr<Integrator> reference;
+    SimulationState reference_state = state;
+    if (args->reference) {
+      auto reference_model = std::make_shared<SimulationModel>(model);
+      reference_model->options = reference_options(model.options);
+      reference = std::make_unique<Integrator>(reference_model);
+    }
+    const double diagonal = bounding_box(model.rest).diagonal();
+    std::vector<double> fidelity;
+    double max_residual = 0;
+    long unmet = 0, factorizations = 0;
     if (vtu_every) write_vtu_frame(state);
     const bool bar = !args->json && isatty(STDERR_FILENO);
     std::vector<double> step_ms, iterations;
@@ -128,8 +152,16 @@ void add_run_command(CLI::App& app) {
       rollbacks += s.rolled_back;
       failed += s.failed;
       corrected_steps += s.corrected_vertices > 0;
+      max_residual = std::max(max_residual, s.residual);
+      unmet += !s.converged;
+      factorizations += s.factorizations;
+      if (reference) {
+        reference->step(reference_state);
+        fidelity.push_back(mean_distance(state.p, reference_state.p, diagonal));
+      }
       if (args->json) {
         nlohmann::ordered_json line = step_json(s);
+        if (reference) line["distance_to_reference"] = fidelity.back();
         const BoundingBox box = bounding_box(state.p);
         line["bbox_min"] = {box.min.x(), box.min.y(), box.min.z()};
         line["bbox_max"] = {box.max.x(), box.max.y(), box.max.z()};
@@ -154,6 +186,21 @@ void add_run_command(CLI::App& app) {
     summary["p99_step_ms"] = percentile(step_ms, 0.99);
     summary["mean_iterations"] = std::accumulate(iterations.begin(), iterations.end(), 0.0) /
                                  static_cast<double>(iterations.size());
+    summary["median_iterations"] = percentile(iterations, 0.5);
+    summary["solver"] = solver_type_name(model.options.solver.type);
+    summary["tolerance"] = model.options.solver.tolerance;
+    summary["max_residual"] = max_residual;
+    summary["steps_tolerance_unmet"] = unmet;
+    summary["factorizations"] = factorizations;
+    if (reference) {
+      // Fidelity: the mean vertex distance to the converged run over the rest diagonal.
+      summary["reference"] = "direct, tolerance 1e-10";
+      summary["mean_distance_to_reference"] =
+          std::accumulate(fidelity.begin(), fidelity.end(), 0.0) /
+          static_cast<double>(fidelity.size());
+      summary["max_distance_to_reference"] = *std::max_element(fidelity.begin(), fidelity.end());
+      summary["final_distance_to_reference"] = fidelity.back();
+    }
     summary["max_speed"] = max_speed;
     summary["speed_threshold"] = args->speed_threshold;
     summary["steps_over_threshold"] = over_threshold;

@@ -23,10 +23,23 @@ SimulationState rest_state(const SimulationModel& model) {
   return {model.rest, Vec3Array(model.rest.size(), Vec3::Zero()), 0.0, 0};
 }
 
-double shape_error(const Vec3Array& positions, const Vec3Array& rest) {
+double mean_distance(const Vec3Array& a, const Vec3Array& b, double diagonal) {
   double distance = 0;
-  for (size_t i = 0; i < rest.size(); ++i) distance += (positions[i] - rest[i]).norm();
-  return distance / static_cast<double>(rest.size()) / bounding_box(rest).diagonal();
+  for (size_t i = 0; i < a.size(); ++i) distance += (a[i] - b[i]).norm();
+  return distance / static_cast<double>(a.size()) / diagonal;
+}
+
+double shape_error(const Vec3Array& positions, const Vec3Array& rest) {
+  return mean_distance(positions, rest, bounding_box(rest).diagonal());
+}
+
+IntegratorOptions reference_options(IntegratorOptions options) {
+  options.solver.type = SolverType::kDirect;
+  options.solver.tolerance = 1e-10;
+  options.solver.max_iterations = 1000;
+  options.solver.refactor = RefactorMode::kSync;
+  options.solver.time_budget_s = 0;
+  return options;
 }
 
 std::vector<double> lumped_masses(const TetMesh& mesh, double density) {

@@ -57,6 +57,13 @@ SimulationState rest_state(const SimulationModel& model);
 // Mean distance of the vertices from their rest positions over the rest bounding-box diagonal:
 // how far a simulated body is from its rest shape (seed 000's "returns to its shape").
 double shape_error(const Vec3Array& positions, const Vec3Array& rest);
+// Mean distance between corresponding vertices of two configurations over `diagonal`: how far a
+// trajectory is from a reference run of the same scene (the fidelity measure).
+double mean_distance(const Vec3Array& a, const Vec3Array& b, double diagonal);
+
+// The scene's own settings with converged solves: a factorization every step and a relative
+// residual of 1e-10. A run with these is the reference a real-time setting is judged against.
+IntegratorOptions reference_options(IntegratorOptions options);
 
 // Lumped mass: each tetrahedron gives a quarter of rho * V to each of its vertices.
 std::vector<double> lumped_masses(const TetMesh& mesh, double density);

@@ -197,8 +197,10 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
       }
     }
   }
+  // An LDL^T or shifted factor means A is (or was) indefinite: an eigenvalue near zero makes the
+  // inverse change fast, so such a factor is not kept for the next solve.
   const bool wanted = !factor_->ready() || o.type == SolverType::kDirect || refactor_due_ ||
-                      diagonal_changed(a);
+                      factor_->info().kind != FactorKind::kCholesky || diagonal_changed(a);
   if (wanted) {
     if (o.refactor == RefactorMode::kBackground && factor_->ready() &&
         o.type != SolverType::kDirect) {

@@ -66,8 +66,14 @@ TEST(Scene, UnknownKeysAndWrongTypesNameTheirJsonPath) {
   doc["dt"] = "fast";
   EXPECT_NE(build_error(doc).find("/dt: expected a number, got string"), std::string::npos) << build_error(doc);
   doc = minimal_scene();
-  doc["solver"] = {{"type", "gmres"}};
-  EXPECT_NE(build_error(doc).find("/solver/type: unknown solver 'gmres'"), std::string::npos) << build_error(doc);
+  doc["solver"] = {{"type", "minres"}};
+  EXPECT_NE(build_error(doc).find("/solver/type: unknown solver 'minres' (auto, direct, cg, bicgstab, qmr, gmres)"), std::string::npos) << build_error(doc);
+  doc = minimal_scene();
+  doc["solver"] = {{"refactor", "later"}};
+  EXPECT_NE(build_error(doc).find("/solver/refactor: unknown refactor mode 'later' (sync, background)"), std::string::npos) << build_error(doc);
+  doc = minimal_scene();
+  doc["solver"] = {{"tolerance", 2}};
+  EXPECT_NE(build_error(doc).find("/solver/tolerance: must lie in (0, 1)"), std::string::npos) << build_error(doc);
   doc = minimal_scene();
   doc["fixed"] = nlohmann::json::array({{{"set", "top"}}});
   EXPECT_NE(build_error(doc).find("/fixed/0/set: the mesh has no vertex set 'top'"), std::string::npos) << build_error(doc);
