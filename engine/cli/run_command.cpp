@@ -35,6 +35,7 @@ nlohmann::ordered_json step_json(const StepStats& s) {
   j["factor_kind"] = factor_kind_name(s.factor_kind);
   j["factor_nonzeros"] = s.factor_nonzeros;
   j["factor_fill"] = s.factor_fill;
+  j["definiteness_shift"] = s.definiteness_shift;
   j["max_speed"] = s.max_speed;
   j["min_lambda"] = s.min_lambda;
   j["corrected_vertices"] = s.corrected_vertices;
@@ -125,16 +126,26 @@ void add_run_command(CLI::App& app) {
 
     Integrator integrator(scene.model);
     SimulationState state = rest_state(model);
-    // The reference: the same model with converged solves, stepped beside the run.
-    std::unique_ptr<Integrator> reference;
-    SimulationState reference_state = state;
+    // The reference: the same model with converged solves, stepped beside the run; and a second
+    // one started 1e-9 diagonals away, whose distance to the first (the spread) says how far
+    // apart two equally valid converged runs drift in this scene: a fidelity figure below the
+    // spread cannot be told from the scene's own sensitivity.
+    std::unique_ptr<Integrator> reference, perturbed;
+    SimulationState reference_state = state, perturbed_state = state;
+    const double diagonal = bounding_box(model.rest).diagonal();
     if (args->reference) {
       auto reference_model = std::make_shared<SimulationModel>(model);
       reference_model->options = reference_options(model.options);
       reference = std::make_unique<Integrator>(reference_model);
+      perturbed = std::make_unique<Integrator>(reference_model);
+      for (size_t i = 0; i < perturbed_state.p.size(); ++i) {
+        if (!model.fixed.empty() && model.fixed[i]) continue;
+        const double phase = static_cast<double>(i);
+        perturbed_state.p[i] +=
+            1e-9 * diagonal * Vec3(std::sin(phase), std::cos(1.3 * phase), std::sin(2.1 * phase));
+      }
     }
-    const double diagonal = bounding_box(model.rest).diagonal();
-    std::vector<double> fidelity;
+    std::vector<double> fidelity, spread;
     double max_residual = 0;
     long unmet = 0, factorizations = 0;
     if (vtu_every) write_vtu_frame(state);
@@ -157,11 +168,16 @@ void add_run_command(CLI::App& app) {
       factorizations += s.factorizations;
       if (reference) {
         reference->step(reference_state);
+        perturbed->step(perturbed_state);
         fidelity.push_back(mean_distance(state.p, reference_state.p, diagonal));
+        spread.push_back(mean_distance(perturbed_state.p, reference_state.p, diagonal));
       }
       if (args->json) {
         nlohmann::ordered_json line = step_json(s);
-        if (reference) line["distance_to_reference"] = fidelity.back();
+        if (reference) {
+          line["distance_to_reference"] = fidelity.back();
+          line["reference_spread"] = spread.back();
+        }
         const BoundingBox box = bounding_box(state.p);
         line["bbox_min"] = {box.min.x(), box.min.y(), box.min.z()};
         line["bbox_max"] = {box.max.x(), box.max.y(), box.max.z()};
@@ -200,6 +216,9 @@ void add_run_command(CLI::App& app) {
           static_cast<double>(fidelity.size());
       summary["max_distance_to_reference"] = *std::max_element(fidelity.begin(), fidelity.end());
       summary["final_distance_to_reference"] = fidelity.back();
+      summary["mean_reference_spread"] =
+          std::accumulate(spread.begin(), spread.end(), 0.0) / static_cast<double>(spread.size());
+      summary["max_reference_spread"] = *std::max_element(spread.begin(), spread.end());
     }
     summary["max_speed"] = max_speed;
     summary["speed_threshold"] = args->speed_threshold;

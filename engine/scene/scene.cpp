@@ -334,6 +334,10 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     if (type != "linearized-backward-euler")
       i.fail("type", "unknown integrator '" + type + "' (linearized-backward-euler)");
     o.correction = i.boolean("correction", o.correction);
+    const std::string definiteness = i.string("definiteness", o.solver.definite ? "shift" : "exact");
+    if (definiteness != "shift" && definiteness != "exact")
+      i.fail("definiteness", "unknown definiteness '" + definiteness + "' (shift, exact)");
+    o.solver.definite = definiteness == "shift";
     o.correction_speed = i.number("V", o.correction_speed / length, 1);
     if (!(o.correction_speed > 0)) i.fail("V", "must be > 0");
     i.finish();

@@ -106,6 +106,7 @@ bool Integrator::attempt(SimulationState& state, double dt, bool correction, Ste
     stats.factor_ms += report.factor.factor_ms;
   }
   stats.factor_kind = report.factor.kind;
+  stats.definiteness_shift = std::max(stats.definiteness_shift, report.shift);
   stats.factor_nonzeros = report.factor.nnz_factor;
   stats.factor_fill = report.factor.fill;
   if (!velocity_.allFinite()) return false;

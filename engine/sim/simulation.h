@@ -85,6 +85,8 @@ struct StepStats {
   FactorKind factor_kind = FactorKind::kNone;
   long factor_nonzeros = 0;
   double factor_fill = 0;
+  // Largest sigma added to an indefinite step matrix (integrator "definiteness": "shift").
+  double definiteness_shift = 0;
   double max_speed = 0;   // max |v| over vertices after the step [m/s]
   double min_lambda = 1;  // smallest algUNC scaling (1: no correction applied)
   int corrected_vertices = 0;

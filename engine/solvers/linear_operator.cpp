@@ -49,4 +49,27 @@ std::vector<Mat3> ConstrainedBlockOperator::diagonal_blocks() const {
   return d;
 }
 
+void ShiftedOperator::apply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+  a_.apply(x, y);
+  add_shift(x, y);
+}
+
+void ShiftedOperator::apply_transpose(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+  a_.apply_transpose(x, y);
+  add_shift(x, y);
+}
+
+void ShiftedOperator::add_shift(const Eigen::VectorXd& x, Eigen::VectorXd& y) const {
+  parallel_for(a_.topology().num_vertices(), [&](std::ptrdiff_t v) {
+    if (!a_.is_fixed(static_cast<Index>(v))) y.segment<3>(3 * v) += shift_ * x.segment<3>(3 * v);
+  });
+}
+
+std::vector<Mat3> ShiftedOperator::diagonal_blocks() const {
+  std::vector<Mat3> d = a_.diagonal_blocks();
+  for (size_t v = 0; v < d.size(); ++v)
+    if (!a_.is_fixed(static_cast<Index>(v))) d[v].diagonal().array() += shift_;
+  return d;
+}
+
 }  // namespace softbody

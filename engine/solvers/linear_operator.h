@@ -50,4 +50,20 @@ class ConstrainedBlockOperator final : public LinearOperator {
   std::vector<std::uint8_t> fixed_;
 };
 
+// A constrained operator plus sigma on the free diagonal: A + sigma I (fixed rows stay identity).
+// What the solver layer solves in its definite mode when sym(A) is indefinite.
+class ShiftedOperator final : public LinearOperator {
+ public:
+  ShiftedOperator(const ConstrainedBlockOperator& a, double shift) : a_(a), shift_(shift) {}
+  Eigen::Index size() const override { return a_.size(); }
+  void apply(const Eigen::VectorXd& x, Eigen::VectorXd& y) const override;
+  void apply_transpose(const Eigen::VectorXd& x, Eigen::VectorXd& y) const override;
+  std::vector<Mat3> diagonal_blocks() const override;
+
+ private:
+  void add_shift(const Eigen::VectorXd& x, Eigen::VectorXd& y) const;
+  const ConstrainedBlockOperator& a_;
+  double shift_;
+};
+
 }  // namespace softbody

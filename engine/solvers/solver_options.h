@@ -33,6 +33,11 @@ struct SolverOptions {
   double time_budget_s = 0;  // 0: no wall-clock limit (Krylov types)
   RefactorMode refactor = RefactorMode::kSync;
   int gmres_restart = 40;
+  // auto/direct: when sym(A) is indefinite, solve (A + sigma I) x = b instead, with sigma the
+  // smallest shift on a 4x ladder that makes it definite (reported in SolveReport::shift). For a
+  // step matrix this is extra damping in that step only: the linearized step is well posed and
+  // cannot amplify a buckling mode. Off: the exact indefinite system is solved (LDL^T + GMRES).
+  bool definite = true;
 };
 
 enum class StopReason { kConverged, kMaxIterations, kTimeBudget, kBreakdown, kNonFinite };
@@ -61,6 +66,7 @@ struct SolveReport {
   // the factor in use, and the method that ran.
   int factorizations = 0;
   bool background_factor_installed = false;
+  double shift = 0;  // sigma actually added to A (definite mode), 0 otherwise
   FactorInfo factor;
   const char* method = "";
 };

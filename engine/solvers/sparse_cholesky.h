@@ -28,8 +28,9 @@ class SparseCholesky {
   double predicted_nonzeros() const { return predicted_nnz_; }
   double predicted_flops() const { return predicted_flops_; }
 
-  // Numeric factorization of a's current values (same pattern as analysed).
-  FactorInfo factorize(const SymmetricCsc& a);
+  // Numeric factorization of a's current values (same pattern as analysed). With
+  // `definite_only` an indefinite matrix goes straight to the shifted Cholesky (no LDL^T).
+  FactorInfo factorize(const SymmetricCsc& a, bool definite_only = false);
   bool ready() const { return info_.kind != FactorKind::kNone; }
   const FactorInfo& info() const { return info_; }
 

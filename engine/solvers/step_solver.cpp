@@ -79,10 +79,10 @@ bool StepSolver::diagonal_changed(const ConstrainedBlockOperator& a) const {
   return changed > std::max<size_t>(1, static_cast<size_t>(kChangedShare * static_cast<double>(free)));
 }
 
-FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a) {
+FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, bool definite_only) {
   csc_->assign(a.matrix());
   set_blas_threads(num_threads());
-  FactorInfo info = factor_->factorize(*csc_);
+  FactorInfo info = factor_->factorize(*csc_, definite_only);
   factored_diagonal_.resize(a.matrix().vertex_blocks.size());
   for (size_t v = 0; v < factored_diagonal_.size(); ++v)
     factored_diagonal_[v] = symmetric_part(a.matrix().vertex_blocks[v]);
@@ -127,10 +127,27 @@ SolveReport StepSolver::run_krylov(const ConstrainedBlockOperator& a, const Eige
   const FactorPreconditioner m(*factor_);
   if (o.type != SolverType::kAuto && o.type != SolverType::kDirect)
     return krylov_solve(o.type, a, m, b, x, o);
+  const double shift = factor_->info().kind == FactorKind::kShiftedCholesky && o.definite
+                           ? factor_->info().shift
+                           : 0.0;
+  if (shift > 0) {
+    // Definite mode: the factor is exactly that of sym(A + sigma I); solve that system.
+    // (A + sigma I) x = b: for a step matrix, extra damping in this step only. (A proximal
+    // variant, b + sigma x0 toward the previous velocity, was tried on seed 000's crush and gave
+    // more speed spikes and bodies stuck inverted.)
+    const ShiftedOperator shifted(a, shift);
+    SolveReport r = symmetric ? conjugate_gradient(shifted, m, b, x, o, true)
+                              : krylov_solve(SolverType::kGmres, shifted, m, b, x, o);
+    r.method = symmetric ? "shifted-cholesky-cg" : "shifted-cholesky-gmres";
+    r.shift = shift;
+    return r;
+  }
   if (symmetric && m.symmetric_positive_definite()) {
     SolveReport cg = conjugate_gradient(a, m, b, x, o, /*stop_on_negative_curvature=*/true);
     cg.method = "cholesky-cg";
-    if (cg.reason != StopReason::kBreakdown) return cg;
+    // In definite mode negative curvature means A turned indefinite since the factorization:
+    // the caller refactors (and shifts) instead of iterating on the indefinite system.
+    if (cg.reason != StopReason::kBreakdown || o.definite) return cg;
     // A has turned indefinite since the factorization: go on with GMRES from the CG iterate.
     SolverOptions rest = o;
     rest.max_iterations = std::max(1, o.max_iterations - cg.iterations);
@@ -183,7 +200,8 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
   if (worker_) {
     std::vector<Mat3> diagonal;
     if (std::unique_ptr<SparseCholesky> done = worker_->take(diagonal)) {
-      if (done->ready()) {
+      // Only a Cholesky factor is worth keeping (see `wanted` below).
+      if (done->ready() && done->info().kind == FactorKind::kCholesky) {
         spare_ = std::move(factor_);
         factor_ = std::move(done);
         factored_diagonal_ = std::move(diagonal);
@@ -214,7 +232,7 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
         refactor_due_ = false;
       }
     } else {
-      factorize_now(a);
+      factorize_now(a, o.definite);
       fresh = true;
       ++made;
     }
@@ -226,8 +244,8 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
   if (result.reason != StopReason::kConverged && !fresh) {
     // The reused factor no longer preconditions well enough: replace it now and go on (from the
     // warm start if the iterate went non-finite).
-    if (!x.allFinite()) x = warm_start;
-    factorize_now(a);
+    if (!x.allFinite() || o.definite) x = warm_start;
+    factorize_now(a, o.definite);
     fresh = true;
     ++made;
     SolverOptions rest = o;

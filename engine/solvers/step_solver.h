@@ -49,7 +49,9 @@ class StepSolver {
  private:
   void prepare_pattern(const ConstrainedBlockOperator& a);
   bool diagonal_changed(const ConstrainedBlockOperator& a) const;
-  FactorInfo factorize_now(const ConstrainedBlockOperator& a);
+  FactorInfo factorize_now(const ConstrainedBlockOperator& a, bool definite_only);
+  // Krylov iterations on `a`, or on A + sigma I when the factor in use is a shifted one and the
+  // definite mode asked for it.
   SolveReport run_krylov(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
                          Eigen::VectorXd& x, const SolverOptions& options, bool symmetric) const;
   SolveReport solve_iteratively(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
