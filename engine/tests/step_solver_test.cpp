@@ -131,8 +131,10 @@ TEST(StepSolver, SolvesNonSymmetricSystemsWithGmres) {
 }
 
 // A crushed, partly inverted body: the tangent stiffness has large negative eigenvalues, so the
-// step matrix is indefinite. auto detects it (Cholesky fails), factors LDL^T and still reaches the
-// tolerance; a factor made while the matrix was definite is replaced.
+// step matrix is indefinite. auto detects it (Cholesky fails). In exact mode it factors LDL^T and
+// still reaches the tolerance on A itself; a factor made while the matrix was definite is
+// replaced. In definite mode (the integrator's default) it solves A + sigma I to the tolerance,
+// with the smallest shift on its ladder that makes the matrix definite.
 TEST(StepSolver, SolvesACrushedPartlyInvertedStateToTolerance) {
   TetMesh mesh = make_box_mesh({.nx = 4, .ny = 4, .nz = 4, .size = Vec3(0.2, 0.2, 0.2)});
   auto topology = std::make_shared<const MeshTopology>(mesh);
@@ -155,13 +157,24 @@ TEST(StepSolver, SolvesACrushedPartlyInvertedStateToTolerance) {
     const double min_eigenvalue =
         Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(dense_operator(op)).eigenvalues()[0];
     Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), -1, 1), x;
-    SolveReport r = solver.solve(op, b, x, {.type = SolverType::kAuto, .tolerance = 1e-8});
+    SolveReport r =
+        solver.solve(op, b, x, {.type = SolverType::kAuto, .tolerance = 1e-8, .definite = false});
     EXPECT_EQ(r.reason, StopReason::kConverged) << r.method;
     EXPECT_LE(true_residual(op, b, x), 1e-8);
     if (source == &k) {
       EXPECT_LT(min_eigenvalue, 0);
       EXPECT_EQ(r.factor.kind, FactorKind::kLdlt);
       EXPECT_STREQ(r.method, "ldlt-gmres");
+      // Definite mode on the same matrix: A + sigma I is positive definite and solved.
+      StepSolver definite;
+      Eigen::VectorXd y;
+      SolveReport d = definite.solve(op, b, y, {.type = SolverType::kAuto, .tolerance = 1e-8});
+      EXPECT_EQ(d.reason, StopReason::kConverged);
+      EXPECT_EQ(d.factor.kind, FactorKind::kShiftedCholesky);
+      EXPECT_STREQ(d.method, "shifted-cholesky-cg");
+      EXPECT_GT(d.shift, -min_eigenvalue);  // the shift made it definite...
+      EXPECT_LE(d.shift, 4 * -min_eigenvalue * (1 + 1e-9));  // ...and is the ladder's first
+      EXPECT_LE(true_residual(ShiftedOperator(op, d.shift), b, y), 1e-8);
     } else {
       EXPECT_GT(min_eigenvalue, 0);
       EXPECT_EQ(r.factor.kind, FactorKind::kCholesky);
