@@ -42,8 +42,9 @@ struct SolverOptions {
 
 enum class StopReason { kConverged, kMaxIterations, kTimeBudget, kBreakdown, kNonFinite };
 
-// How the last factorization went. kShiftedCholesky: the symmetric part was indefinite and LDL^T
-// failed too, so A + sigma I was factored (usable as a preconditioner only).
+// How the last factorization went. kCholesky: sym(A) is positive definite (LL^T, or LDL^T with a
+// positive D). kLdlt: indefinite, factored without pivoting. kShiftedCholesky: indefinite and
+// LDL^T failed or was not wanted (definite mode), so A + sigma I was factored.
 enum class FactorKind { kNone, kCholesky, kLdlt, kShiftedCholesky };
 
 struct FactorInfo {
@@ -55,6 +56,7 @@ struct FactorInfo {
   double fill = 0;       // nnz_factor / nnz_matrix
   double flops = 0;      // of the numeric factorization
   double shift = 0;      // sigma of kShiftedCholesky
+  bool supernodal = false;  // CHOLMOD's supernodal (BLAS-3) form, else simplicial
 };
 
 struct SolveReport {

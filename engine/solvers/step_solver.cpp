@@ -9,13 +9,14 @@
 namespace softbody {
 namespace {
 
-// A supernodal factorization (BLAS-3) runs this many times more flops per second than the
-// memory-bound triangular solves and products of an iteration (measured with
-// `softbody-bench solver`, bench/RESULTS.md); the simplicial LDL^T runs at about the same rate.
-// A fixed ratio keeps the refactoring decisions independent of the machine.
-constexpr double kSupernodalSpeedup = 6.0;
-// A factorization's fixed cost (calls, supernode set-up), in iteration flops: it dominates on
-// small meshes, where the flop counts alone would refactor every other step.
+// The factorization's flop rate relative to an iteration's (triangular solves and a product,
+// memory-bound), measured with `softbody-bench solver` (bench/RESULTS.md): CHOLMOD's supernodal
+// factorization (BLAS-3) of the bunny runs 5.5 times faster per flop than an iteration; the
+// simplicial one of the knight 4 times slower. Fixed ratios keep the refactoring decisions
+// independent of the machine and its load.
+constexpr double kSupernodalRateRatio = 5.5;
+constexpr double kSimplicialRateRatio = 0.25;
+// A factorization's fixed cost (calls, set-up), in iteration flops.
 constexpr double kFactorizationOverhead = 2e5;
 // A vertex block that moved this much (relative, Frobenius) since the factorization counts as
 // changed; this share of the free vertices changed forces a new factor.
@@ -102,7 +103,7 @@ double StepSolver::iteration_cost() const {
 double StepSolver::factorization_cost() const {
   const FactorInfo& f = factor_->info();
   return kFactorizationOverhead +
-         (f.kind == FactorKind::kLdlt ? f.flops : f.flops / kSupernodalSpeedup);
+         f.flops / (f.supernodal ? kSupernodalRateRatio : kSimplicialRateRatio);
 }
 
 void StepSolver::account(int iterations, bool fresh) {

@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "server/grpc_health.grpc.pb.h"
 #include "tests/server/api_helpers.h"
@@ -92,10 +93,13 @@ TEST_F(Sessions, PauseStepResumeAndReset) {
             grpc::StatusCode::INVALID_ARGUMENT);
 }
 
+// Bit for bit with the direct solver (a factorization every step, nothing carried between steps).
+// auto reuses a factor made before the snapshot, which a restored session does not have: its
+// continuation agrees to the solve tolerance, not to the bit (next test).
 TEST_F(Sessions, SnapshotRestoredIntoANewSessionContinuesIdentically) {
   auto stub = server_->stub();
   // The default scene's sphere pushes the knight during the first seconds: a state in motion.
-  const v1::SessionInfo a = create_session(*stub, "default", true);
+  const v1::SessionInfo a = create_session(*stub, "default", true, {"solver.type=direct"});
   ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_STEP, 40).ok());
   const v1::Snapshot snap = snapshot(*stub, a.id());
   EXPECT_EQ(snap.step(), 40);
@@ -119,6 +123,53 @@ TEST_F(Sessions, SnapshotRestoredIntoANewSessionContinuesIdentically) {
     moved = std::max(moved, std::abs(sa.positions(i) - snap.positions(i)));
   }
   EXPECT_GT(moved, 1e-4);  // the continuation really moved
+}
+
+TEST_F(Sessions, SnapshotWithTheAutoSolverContinuesWithinTheSolveTolerance) {
+  auto stub = server_->stub();
+  const v1::SessionInfo a = create_session(*stub, "knight", true);
+  ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_STEP, 30).ok());
+  const v1::Snapshot snap = snapshot(*stub, a.id());
+  v1::CreateSessionRequest restore;
+  *restore.mutable_snapshot() = snap;
+  restore.set_start_paused(true);
+  v1::SessionInfo b;
+  ASSERT_TRUE(stub->CreateSession(context().get(), restore, &b).ok());
+  v1::SessionInfo ia, ib;
+  ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_STEP, 20, &ia).ok());
+  ASSERT_TRUE(control(*stub, b.id(), v1::CONTROL_ACTION_STEP, 20, &ib).ok());
+  EXPECT_TRUE(ia.last_step().tolerance_met());
+  EXPECT_TRUE(ib.last_step().tolerance_met());
+  const v1::Snapshot sa = snapshot(*stub, a.id()), sb = snapshot(*stub, b.id());
+  double distance = 0;
+  for (int i = 0; i < sa.positions_size(); ++i)
+    distance = std::max(distance, std::abs(sa.positions(i) - sb.positions(i)));
+  EXPECT_LT(distance, 1e-8);  // metres, on a 15 cm body solved to 1e-6
+}
+
+// A session that cannot keep its schedule (0.1 ms steps) trades accuracy, not iterations: its
+// tolerance loosens tenfold per late step up to the server's floor, and every step still reaches
+// the tolerance it reports.
+TEST_F(Sessions, ALateSessionLoosensItsToleranceDownToTheFloorOnly) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "knight", false, {"dt=0.0001"});
+  v1::SessionInfo info;
+  for (int poll = 0; poll < 500; ++poll) {
+    info = get_session(*stub, s.id());
+    if (info.settings().effective_tolerance() >= 1e-3 && info.last_step().tolerance() >= 1e-3) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_DOUBLE_EQ(info.settings().tolerance(), 1e-6);
+  EXPECT_DOUBLE_EQ(info.settings().effective_tolerance(), 1e-3);  // the default floor
+  EXPECT_DOUBLE_EQ(info.last_step().tolerance(), 1e-3);
+  EXPECT_TRUE(info.last_step().tolerance_met());
+  EXPECT_LE(info.last_step().residual(), 1e-3);
+  EXPECT_EQ(info.settings().solver(), "auto");
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_PAUSE).ok());
+  const std::string metrics = http_get(server_->http_port(), "/metrics").second;
+  EXPECT_NE(metrics.find("softbody_solve_relative_residual_bucket{le=\"0.001\"}"), std::string::npos);
+  EXPECT_NE(metrics.find("softbody_tolerance_unmet_steps_total 0"), std::string::npos);
+  EXPECT_NE(metrics.find("softbody_factorizations_total"), std::string::npos);
 }
 
 TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
@@ -150,6 +201,23 @@ TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
   bad.mutable_settings()->set_poisson_ratio(std::nan(""));
   EXPECT_NE(stub->UpdateSettings(context().get(), bad, &info).error_message().find("poisson_ratio"),
             std::string::npos);
+  bad.mutable_settings()->clear_poisson_ratio();
+  bad.mutable_settings()->set_solver("minres");
+  EXPECT_NE(stub->UpdateSettings(context().get(), bad, &info)
+                .error_message()
+                .find("settings.solver: unknown solver 'minres' (auto, direct, cg, bicgstab, qmr, gmres)"),
+            std::string::npos);
+  // The solver layer's types and preconditioners are live settings too.
+  v1::UpdateSettingsRequest ssor;
+  ssor.set_session_id(s.id());
+  ssor.mutable_settings()->set_solver("cg");
+  ssor.mutable_settings()->set_preconditioner("ssor");
+  ssor.mutable_settings()->set_max_iterations(2000);
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), ssor, &info).ok());
+  EXPECT_EQ(info.settings().preconditioner(), "ssor");
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 2, &info).ok());
+  EXPECT_TRUE(info.last_step().tolerance_met());
+  EXPECT_EQ(info.last_step().solver_method(), "cg");
 }
 
 TEST_F(Sessions, SessionsOnTheSameMeshAndMaterialShareOneBody) {
