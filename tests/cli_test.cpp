@@ -152,13 +152,46 @@ TEST(SimRun, SameInputsGiveBitIdenticalOutputOnOneThread) {
     std::vector<nlohmann::json> lines = json_lines(r.out);
     for (nlohmann::json& j : lines) {
       for (const char* timing : {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms",
-                                 "wall_s", "realtime_factor", "median_step_ms", "p99_step_ms"}) {
+                                 "factor_ms", "wall_s", "realtime_factor", "median_step_ms",
+                                 "p99_step_ms"}) {
         j.erase(timing);
       }
     }
     return lines;
   };
   EXPECT_EQ(run(), run());
+}
+
+// The fidelity measure: the knight at its real-time settings (auto, 1e-6) against the converged
+// reference stepped beside it, and the iteration-capped QMR the scene used before, which the
+// measure must tell apart.
+TEST(SimRun, ReferenceMeasuresTheFidelityOfRealTimeSettings) {
+  auto summary = [](const std::string& sets) {
+    test::ProcessResult r = test::run_process(kSim + " run " + kScenes +
+                                              "/knight.json --steps 300 --reference --json "
+                                              "--threads 1 " + sets);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<nlohmann::json> lines = json_lines(r.out);
+    EXPECT_EQ(lines.size(), 301u);
+    for (size_t k = 0; k + 1 < lines.size(); ++k) {
+      EXPECT_TRUE(lines[k].contains("distance_to_reference"));
+      EXPECT_TRUE(lines[k].contains("reference_spread"));
+    }
+    return lines.back();
+  };
+  const nlohmann::json converged = summary("");
+  EXPECT_EQ(converged["solver"], "auto");
+  EXPECT_EQ(converged["steps_tolerance_unmet"], 0);
+  EXPECT_LE(converged["max_residual"].get<double>(), 1e-6);
+  EXPECT_LT(converged["max_distance_to_reference"].get<double>(), 1e-4);  // target: 1 %
+  EXPECT_GT(converged["factorizations"].get<int>(), 0);
+  EXPECT_LT(converged["factorizations"].get<int>(), 150);  // factors are reused
+  const nlohmann::json capped = summary(
+      "--set solver.type=qmr --set solver.preconditioner=block-jacobi --set solver.max_iterations=30");
+  EXPECT_EQ(capped["steps_tolerance_unmet"], 300);
+  EXPECT_GT(capped["max_residual"].get<double>(), 0.1);
+  EXPECT_GT(capped["max_distance_to_reference"].get<double>(),
+            100 * converged["max_distance_to_reference"].get<double>());
 }
 
 TEST(SimRun, SetOverridesAndVtuOutput) {

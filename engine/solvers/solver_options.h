@@ -33,10 +33,11 @@ struct SolverOptions {
   double time_budget_s = 0;  // 0: no wall-clock limit (Krylov types)
   RefactorMode refactor = RefactorMode::kSync;
   int gmres_restart = 40;
-  // auto/direct: when sym(A) is indefinite, solve (A + sigma I) x = b instead, with sigma the
-  // smallest shift on a 4x ladder that makes it definite (reported in SolveReport::shift). For a
-  // step matrix this is extra damping in that step only: the linearized step is well posed and
-  // cannot amplify a buckling mode. Off: the exact indefinite system is solved (LDL^T + GMRES).
+  // auto/direct: when sym(A) is indefinite, solve (A + sigma I) x = b instead, with sigma one
+  // rung (4x) above the smallest shift on a 4x ladder that makes it definite, so
+  // sigma is in (4, 16] |lambda_min| (reported in SolveReport::shift). For a step matrix this is
+  // extra damping in that step only: the linearized step is well posed and cannot amplify a
+  // buckling mode. Off: the exact indefinite system is solved (LDL^T + GMRES).
   bool definite = true;
 };
 
