@@ -82,8 +82,12 @@ bool StepSolver::diagonal_changed(const ConstrainedBlockOperator& a) const {
 
 FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, bool definite_only) {
   csc_->assign(a.matrix());
+  // The factorization's BLAS-3 kernels use the engine's threads; the triangular solves (BLAS-2,
+  // memory-bound) run on one: OpenBLAS threads there only fought the OpenMP workers still
+  // spinning after the product with A (a third of the bunny's step went to scheduling).
   set_blas_threads(num_threads());
   FactorInfo info = factor_->factorize(*csc_, definite_only);
+  set_blas_threads(1);
   factored_diagonal_.resize(a.matrix().vertex_blocks.size());
   for (size_t v = 0; v < factored_diagonal_.size(); ++v)
     factored_diagonal_[v] = symmetric_part(a.matrix().vertex_blocks[v]);
