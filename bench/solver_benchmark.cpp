@@ -32,10 +32,13 @@ void add_solver_benchmark(CLI::App& app) {
   auto args = std::make_shared<Args>();
   cmd->add_option("--scene", args->scene, "scene file")->required();
   cmd->add_option("--threads", args->threads, "threads (OpenMP and BLAS)")->capture_default_str();
-  cmd->add_option("--steps", args->steps, "steps before the matrix is taken")->capture_default_str();
-  cmd->add_option("--drift", args->drift, "age of the reused factor [steps]")->capture_default_str();
+  cmd->add_option("--steps", args->steps, "steps before the matrix is taken")
+      ->capture_default_str();
+  cmd->add_option("--drift", args->drift, "age of the reused factor [steps]")
+      ->capture_default_str();
   cmd->add_option("--tolerance", args->tolerance, "relative residual")->capture_default_str();
-  cmd->add_option("--seconds", args->seconds, "minimum time per measurement")->capture_default_str();
+  cmd->add_option("--seconds", args->seconds, "minimum time per measurement")
+      ->capture_default_str();
   cmd->add_option("--set", args->sets, "scene override KEY=VALUE");
   cmd->callback([args] {
     set_num_threads(args->threads);
@@ -80,21 +83,23 @@ void add_solver_benchmark(CLI::App& app) {
     const TimingStats matvec_time = time_repeatedly([&] { a.apply(b, y); }, args->seconds, 20);
     const double iteration_flops = 4.0 * info.nnz_factor + 4.0 * csc.nonzeros();
     const double iteration_s = apply_time.median_s + matvec_time.median_s;
-    out["factor"] = {{"kind", factor_kind_name(info.kind)},
-                     {"analyze_ms", analyze_ms},
-                     {"factor_ms", factor_time.median_s * 1e3},
-                     {"solve_ms", apply_time.median_s * 1e3},
-                     {"nnz_matrix_upper", info.nnz_matrix},
-                     {"nnz_factor", info.nnz_factor},
-                     {"fill", info.fill},
-                     {"factor_gflops", info.flops / factor_time.median_s * 1e-9},
-                     {"iteration_gflops", iteration_flops / iteration_s * 1e-9},
-                     {"rate_ratio", (info.flops / factor_time.median_s) / (iteration_flops / iteration_s)}};
+    out["factor"] = {
+        {"kind", factor_kind_name(info.kind)},
+        {"analyze_ms", analyze_ms},
+        {"factor_ms", factor_time.median_s * 1e3},
+        {"solve_ms", apply_time.median_s * 1e3},
+        {"nnz_matrix_upper", info.nnz_matrix},
+        {"nnz_factor", info.nnz_factor},
+        {"fill", info.fill},
+        {"factor_gflops", info.flops / factor_time.median_s * 1e-9},
+        {"iteration_gflops", iteration_flops / iteration_s * 1e-9},
+        {"rate_ratio", (info.flops / factor_time.median_s) / (iteration_flops / iteration_s)}};
     out["matvec_ms"] = matvec_time.median_s * 1e3;
 
     // Each method from the step's warm start to the tolerance.
     nlohmann::ordered_json methods = nlohmann::ordered_json::array();
-    auto measure = [&](const std::string& name, const std::function<SolveReport(Eigen::VectorXd&)>& run) {
+    auto measure = [&](const std::string& name,
+                       const std::function<SolveReport(Eigen::VectorXd&)>& run) {
       SolveReport report;
       Eigen::VectorXd x;
       const TimingStats t = time_repeatedly(
@@ -113,15 +118,19 @@ void add_solver_benchmark(CLI::App& app) {
     };
     auto krylov = [&](SolverType type, PreconditionerType p, int cap) {
       return [&, type, p, cap](Eigen::VectorXd& x) {
-        return solve(a, b, x, {.type = type, .preconditioner = p, .tolerance = args->tolerance,
-                               .max_iterations = cap});
+        return solve(a, b, x,
+                     {.type = type,
+                      .preconditioner = p,
+                      .tolerance = args->tolerance,
+                      .max_iterations = cap});
       };
     };
     measure("cg+block-jacobi", krylov(SolverType::kCg, PreconditionerType::kBlockJacobi, 20000));
     measure("qmr+block-jacobi", krylov(SolverType::kQmr, PreconditionerType::kBlockJacobi, 20000));
     measure("cg+ssor (Eisenstat)", krylov(SolverType::kCg, PreconditionerType::kSsor, 20000));
     measure("gmres+ssor", krylov(SolverType::kGmres, PreconditionerType::kSsor, 20000));
-    measure("cg+ic (incl. build)", krylov(SolverType::kCg, PreconditionerType::kIncompleteCholesky, 20000));
+    measure("cg+ic (incl. build)",
+            krylov(SolverType::kCg, PreconditionerType::kIncompleteCholesky, 20000));
     measure("direct (factor + solve)", [&](Eigen::VectorXd& x) {
       StepSolver s;
       return s.solve(a, b, x, {.type = SolverType::kDirect, .tolerance = args->tolerance});
@@ -132,14 +141,16 @@ void add_solver_benchmark(CLI::App& app) {
     SparseCholesky old_factor;
     old_factor.factorize(old_csc);
     const FactorPreconditioner reused(old_factor);
-    measure("cg with a " + std::to_string(args->drift) + "-step-old factor", [&](Eigen::VectorXd& x) {
-      return krylov_solve(SolverType::kCg, a, reused, b, x,
-                          {.tolerance = args->tolerance, .max_iterations = 1000});
-    });
-    measure("gmres with a " + std::to_string(args->drift) + "-step-old factor", [&](Eigen::VectorXd& x) {
-      return krylov_solve(SolverType::kGmres, a, reused, b, x,
-                          {.tolerance = args->tolerance, .max_iterations = 1000});
-    });
+    measure("cg with a " + std::to_string(args->drift) + "-step-old factor",
+            [&](Eigen::VectorXd& x) {
+              return krylov_solve(SolverType::kCg, a, reused, b, x,
+                                  {.tolerance = args->tolerance, .max_iterations = 1000});
+            });
+    measure("gmres with a " + std::to_string(args->drift) + "-step-old factor",
+            [&](Eigen::VectorXd& x) {
+              return krylov_solve(SolverType::kGmres, a, reused, b, x,
+                                  {.tolerance = args->tolerance, .max_iterations = 1000});
+            });
     out["methods"] = methods;
     std::cout << out.dump(2) << '\n';
   });

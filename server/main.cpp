@@ -11,6 +11,7 @@
 #include <fstream>
 #include <thread>
 
+#include "engine/solvers/sparse_cholesky.h"
 #include "server/http_server.h"
 #include "server/logging.h"
 #include "server/scheduler.h"
@@ -134,6 +135,9 @@ int main(int argc, char** argv) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // ...and a thread pool a library started before main() (OpenBLAS, through CHOLMOD) is stopped,
+  // to restart later from a thread that blocks them.
+  softbody::stop_blas_thread_pool();
 
   Metrics metrics;
   Scheduler scheduler(scheduler_options);

@@ -277,7 +277,8 @@ SessionSnapshot Session::snapshot() {
   // snapshot never waits for a step in progress.
   const std::shared_ptr<const PublishedState> state = latest();
   SimulationState s{state->p, state->v, state->t, state->step};
-  return {source_.scene_name, document(), source_.uploaded, std::move(s), effective_tolerance_.load()};
+  return {source_.scene_name, document(), source_.uploaded, std::move(s),
+          effective_tolerance_.load()};
 }
 
 void Session::restore(const SimulationState& state, double effective_tolerance) {
@@ -290,9 +291,9 @@ void Session::restore(const SimulationState& state, double effective_tolerance) 
     }
     state_ = state;
     if (effective_tolerance > 0)
-      effective_tolerance_ = std::clamp(
-          effective_tolerance, model_->options.solver.tolerance,
-          std::max(model_->options.solver.tolerance, limits_.loosest_tolerance));
+      effective_tolerance_ =
+          std::clamp(effective_tolerance, model_->options.solver.tolerance,
+                     std::max(model_->options.solver.tolerance, limits_.loosest_tolerance));
     publish(state_, StepStats{}, 0);
   }
 }

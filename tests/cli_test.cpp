@@ -151,9 +151,9 @@ TEST(SimRun, SameInputsGiveBitIdenticalOutputOnOneThread) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<nlohmann::json> lines = json_lines(r.out);
     for (nlohmann::json& j : lines) {
-      for (const char* timing : {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms",
-                                 "factor_ms", "wall_s", "realtime_factor", "median_step_ms",
-                                 "p99_step_ms"}) {
+      for (const char* timing :
+           {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms", "factor_ms",
+            "wall_s", "realtime_factor", "median_step_ms", "p99_step_ms"}) {
         j.erase(timing);
       }
     }
@@ -169,7 +169,8 @@ TEST(SimRun, ReferenceMeasuresTheFidelityOfRealTimeSettings) {
   auto summary = [](const std::string& sets) {
     test::ProcessResult r = test::run_process(kSim + " run " + kScenes +
                                               "/knight.json --steps 300 --reference --json "
-                                              "--threads 1 " + sets);
+                                              "--threads 1 " +
+                                              sets);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<nlohmann::json> lines = json_lines(r.out);
     EXPECT_EQ(lines.size(), 301u);
@@ -187,7 +188,8 @@ TEST(SimRun, ReferenceMeasuresTheFidelityOfRealTimeSettings) {
   EXPECT_GT(converged["factorizations"].get<int>(), 0);
   EXPECT_LT(converged["factorizations"].get<int>(), 150);  // factors are reused
   const nlohmann::json capped = summary(
-      "--set solver.type=qmr --set solver.preconditioner=block-jacobi --set solver.max_iterations=30");
+      "--set solver.type=qmr --set solver.preconditioner=block-jacobi --set "
+      "solver.max_iterations=30");
   EXPECT_EQ(capped["steps_tolerance_unmet"], 300);
   EXPECT_GT(capped["max_residual"].get<double>(), 0.1);
   EXPECT_GT(capped["max_distance_to_reference"].get<double>(),

@@ -62,9 +62,9 @@ TEST(Seed000, CrushWithTheCorrectionStaysCalmAndRecoversInEveryPerturbedRun) {
     const CrushRun run = run_crush({"solver.type=auto", young(k)});
     SCOPED_TRACE("run " + std::to_string(k) + ", " + young(k));
     EXPECT_EQ(run.failed_steps, 0);
-    EXPECT_EQ(run.unconverged_steps, 0);     // every solve reached the scene's 1e-10
-    EXPECT_LT(run.min_height, 0.01);         // it really was crushed flat (rest height 150 mm)
-    EXPECT_EQ(run.steps_over, 0);            // no step above 1.5 m/s
+    EXPECT_EQ(run.unconverged_steps, 0);  // every solve reached the scene's 1e-10
+    EXPECT_LT(run.min_height, 0.01);      // it really was crushed flat (rest height 150 mm)
+    EXPECT_EQ(run.steps_over, 0);         // no step above 1.5 m/s
     EXPECT_LT(run.max_speed, 1.5);
     EXPECT_LT(run.final_shape_error, 0.01);  // recovered to < 1 % by t = 10 s
   }

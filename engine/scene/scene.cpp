@@ -334,7 +334,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     if (type != "linearized-backward-euler")
       i.fail("type", "unknown integrator '" + type + "' (linearized-backward-euler)");
     o.correction = i.boolean("correction", o.correction);
-    const std::string definiteness = i.string("definiteness", o.solver.definite ? "shift" : "exact");
+    const std::string definiteness =
+        i.string("definiteness", o.solver.definite ? "shift" : "exact");
     if (definiteness != "shift" && definiteness != "exact")
       i.fail("definiteness", "unknown definiteness '" + definiteness + "' (shift, exact)");
     o.solver.definite = definiteness == "shift";
@@ -360,7 +361,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
       s.fail("refactor", e.what());
     }
     o.solver.tolerance = s.number("tolerance", o.solver.tolerance);
-    if (!(o.solver.tolerance > 0 && o.solver.tolerance < 1)) s.fail("tolerance", "must lie in (0, 1)");
+    if (!(o.solver.tolerance > 0 && o.solver.tolerance < 1))
+      s.fail("tolerance", "must lie in (0, 1)");
     o.solver.max_iterations = s.integer("max_iterations", o.solver.max_iterations);
     o.solver.time_budget_s = s.number("time_budget", 0);
     if (o.solver.max_iterations < 1) s.fail("max_iterations", "must be >= 1");

@@ -73,8 +73,8 @@ struct StepStats {
   double t = 0;
   int iterations = 0;  // solver iterations, summed over substeps
   int matvecs = 0;
-  double residual = 0;   // largest relative residual over the solves of the accepted attempt
-  double tolerance = 0;  // the residual the solves were asked to reach
+  double residual = 0;    // largest relative residual over the solves of the accepted attempt
+  double tolerance = 0;   // the residual the solves were asked to reach
   bool converged = true;  // every solve of the accepted attempt reached the tolerance
   StopReason stop_reason = StopReason::kMaxIterations;
   const char* solver_method = "";  // e.g. "cholesky-cg", "ldlt-gmres", "qmr"

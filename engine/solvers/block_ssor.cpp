@@ -2,10 +2,10 @@
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
-#include <chrono>
 #include <cmath>
 
 #include "engine/parallel/parallel.h"
+#include "engine/solvers/stopping.h"
 
 namespace softbody {
 namespace {
@@ -13,7 +13,8 @@ namespace {
 // Symmetric and positive definite, within round-off.
 bool spd_block(const Mat3& d) {
   if ((d - d.transpose()).cwiseAbs().maxCoeff() > 1e-12 * d.cwiseAbs().maxCoeff()) return false;
-  return Eigen::SelfAdjointEigenSolver<Mat3>(d, Eigen::EigenvaluesOnly).eigenvalues().minCoeff() > 0;
+  return Eigen::SelfAdjointEigenSolver<Mat3>(d, Eigen::EigenvaluesOnly).eigenvalues().minCoeff() >
+         0;
 }
 
 }  // namespace
@@ -32,12 +33,16 @@ BlockSsor::BlockSsor(const ConstrainedBlockOperator& a) : a_(a) {
   }
 }
 
-void BlockSsor::forward(const Eigen::VectorXd& r, Eigen::VectorXd& y, bool transpose) const {
+void BlockSsor::sweep(const Eigen::VectorXd& r, Eigen::VectorXd& y, bool transpose,
+                      bool lower) const {
   const MeshTopology& topo = a_.topology();
   const auto& edges = topo.edges();
   const auto& blocks = a_.matrix().edge_blocks;
+  const Index n = topo.num_vertices();
   y.resize(r.size());
-  for (Index v = 0; v < topo.num_vertices(); ++v) {
+  for (Index k = 0; k < n; ++k) {
+    // Forward through the vertices for L (partners come first), backward for U.
+    const Index v = lower ? k : n - 1 - k;
     const auto i = 3 * static_cast<Eigen::Index>(v);
     if (a_.is_fixed(v)) {
       y.segment<3>(i) = r.segment<3>(i);
@@ -45,33 +50,14 @@ void BlockSsor::forward(const Eigen::VectorXd& r, Eigen::VectorXd& y, bool trans
     }
     Vec3 rhs = r.segment<3>(i);
     for (const VertexEdge& ve : topo.vertex_edges(v)) {
-      if (ve.sign > 0) continue;  // v is the edge's higher vertex: its partner comes first
-      const Index u = edges[static_cast<size_t>(ve.edge)][0];
-      if (a_.is_fixed(u)) continue;
-      rhs -= blocks[static_cast<size_t>(ve.edge)].transpose() * y.segment<3>(3 * u);
-    }
-    const Mat3& inv = sweep_inverse_[static_cast<size_t>(v)];
-    y.segment<3>(i) = transpose ? Vec3(inv.transpose() * rhs) : Vec3(inv * rhs);
-  }
-}
-
-void BlockSsor::backward(const Eigen::VectorXd& r, Eigen::VectorXd& y, bool transpose) const {
-  const MeshTopology& topo = a_.topology();
-  const auto& edges = topo.edges();
-  const auto& blocks = a_.matrix().edge_blocks;
-  y.resize(r.size());
-  for (Index v = topo.num_vertices() - 1; v >= 0; --v) {
-    const auto i = 3 * static_cast<Eigen::Index>(v);
-    if (a_.is_fixed(v)) {
-      y.segment<3>(i) = r.segment<3>(i);
-      continue;
-    }
-    Vec3 rhs = r.segment<3>(i);
-    for (const VertexEdge& ve : topo.vertex_edges(v)) {
-      if (ve.sign < 0) continue;  // v is the edge's lower vertex: its partner comes later
-      const Index w = edges[static_cast<size_t>(ve.edge)][1];
-      if (a_.is_fixed(w)) continue;
-      rhs -= blocks[static_cast<size_t>(ve.edge)] * y.segment<3>(3 * w);
+      // sign < 0: v is the edge's higher vertex, its partner e[0] lies below (block K(E)^T).
+      if ((ve.sign < 0) != lower) continue;
+      const EdgeVertices& e = edges[static_cast<size_t>(ve.edge)];
+      const Index partner = lower ? e[0] : e[1];
+      if (a_.is_fixed(partner)) continue;
+      const Mat3& block = blocks[static_cast<size_t>(ve.edge)];
+      rhs -= lower ? Vec3(block.transpose() * y.segment<3>(3 * partner))
+                   : Vec3(block * y.segment<3>(3 * partner));
     }
     const Mat3& inv = sweep_inverse_[static_cast<size_t>(v)];
     y.segment<3>(i) = transpose ? Vec3(inv.transpose() * rhs) : Vec3(inv * rhs);
@@ -108,30 +94,26 @@ void BlockSsor::multiply_lower(const Eigen::VectorXd& x, Eigen::VectorXd& y) con
 
 void BlockSsor::apply(const Eigen::VectorXd& r, Eigen::VectorXd& z) const {
   Eigen::VectorXd y, dy;
-  forward(r, y, false);
+  sweep(r, y, false, true);
   multiply_diagonal(sweep_diagonal_, y, dy);
-  backward(dy, z, false);
+  sweep(dy, z, false, false);
 }
 
 void BlockSsor::apply_transpose(const Eigen::VectorXd& r, Eigen::VectorXd& z) const {
   // M^T = (D^T + L)(D^T)^-1(D^T + U), because the off-diagonal part is symmetric (U = L^T).
   Eigen::VectorXd y, dy;
-  forward(r, y, true);
+  sweep(r, y, true, true);
   dy.resize(y.size());
   parallel_for(static_cast<std::ptrdiff_t>(sweep_diagonal_.size()), [&](std::ptrdiff_t v) {
-    dy.segment<3>(3 * v) = sweep_diagonal_[static_cast<size_t>(v)].transpose() * y.segment<3>(3 * v);
+    dy.segment<3>(3 * v) =
+        sweep_diagonal_[static_cast<size_t>(v)].transpose() * y.segment<3>(3 * v);
   });
-  backward(dy, z, true);
+  sweep(dy, z, true, false);
 }
 
 SolveReport BlockSsor::eisenstat_cg(const Eigen::VectorXd& b, Eigen::VectorXd& x,
                                     const SolverOptions& o) const {
-  using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
-  auto out_of_time = [&] {
-    return o.time_budget_s > 0 &&
-           std::chrono::duration<double>(Clock::now() - start).count() >= o.time_budget_s;
-  };
+  const StopWatch watch(o);
   SolveReport report;
   if (x.size() != b.size()) x = Eigen::VectorXd::Zero(b.size());
   const double b_norm = b.norm();
@@ -148,19 +130,15 @@ SolveReport BlockSsor::eisenstat_cg(const Eigen::VectorXd& b, Eigen::VectorXd& x
   ++report.matvecs;
   r = b - r;
   report.relative_residual = r.norm() / b_norm;
-  forward(r, r_hat, false);
+  sweep(r, r_hat, false, true);
   multiply_diagonal(sweep_diagonal_, r_hat, z);
   p = z;
   double rz = r_hat.dot(z);
   while (true) {
-    if (report.relative_residual <= o.tolerance)
-      return report.reason = StopReason::kConverged, report;
-    if (report.iterations >= o.max_iterations)
-      return report.reason = StopReason::kMaxIterations, report;
-    if (out_of_time()) return report.reason = StopReason::kTimeBudget, report;
-    backward(p, t, false);
+    if (should_stop(report, o, watch)) return report;
+    sweep(p, t, false, false);
     multiply_diagonal(correction_, t, kt);
-    forward(p - kt, s, false);
+    sweep(p - kt, s, false, true);
     ap = t + s;
     ++report.matvecs;
     const double pap = p.dot(ap);

@@ -29,10 +29,9 @@ class BlockSsor final : public LinearPreconditioner {
                            const SolverOptions& options) const;
 
  private:
-  // (D~ + L) y = r and (D~ + U) y = r, with D~ the sweep diagonal (D, or the identity for a
-  // singular vertex block); `transpose` uses D~^T (for M^-T).
-  void forward(const Eigen::VectorXd& r, Eigen::VectorXd& y, bool transpose) const;
-  void backward(const Eigen::VectorXd& r, Eigen::VectorXd& y, bool transpose) const;
+  // Solves (D~ + L) y = r (`lower`) or (D~ + U) y = r, with D~ the sweep diagonal (D, or the
+  // identity for a singular vertex block); `transpose` uses D~^T (for M^-T).
+  void sweep(const Eigen::VectorXd& r, Eigen::VectorXd& y, bool transpose, bool lower) const;
   void multiply_diagonal(const std::vector<Mat3>& blocks, const Eigen::VectorXd& x,
                          Eigen::VectorXd& y) const;
   // y = L x (the strictly lower block part).

@@ -1,32 +1,16 @@
 #include "engine/solvers/krylov.h"
 
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
 #include "engine/solvers/block_ssor.h"
 #include "engine/solvers/incomplete_cholesky.h"
+#include "engine/solvers/stopping.h"
 
 namespace softbody {
 namespace {
 
 using Vector = Eigen::VectorXd;
-using Clock = std::chrono::steady_clock;
-
-// Tracks the wall-clock budget.
-class StopWatch {
- public:
-  explicit StopWatch(const SolverOptions& o) : options_(o), start_(Clock::now()) {}
-  bool out_of_time() const {
-    return options_.time_budget_s > 0 &&
-           std::chrono::duration<double>(Clock::now() - start_).count() >= options_.time_budget_s;
-  }
-
- private:
-  const SolverOptions& options_;
-  Clock::time_point start_;
-};
-
 bool finite(double x) {
   return std::isfinite(x);
 }
@@ -44,11 +28,7 @@ SolveReport bicgstab(const LinearOperator& a, const LinearPreconditioner& m, con
   double rho_old = 1, alpha = 1, omega = 1;
   report.relative_residual = r.norm() / b_norm;
   while (true) {
-    if (report.relative_residual <= o.tolerance)
-      return report.reason = StopReason::kConverged, report;
-    if (report.iterations >= o.max_iterations)
-      return report.reason = StopReason::kMaxIterations, report;
-    if (watch.out_of_time()) return report.reason = StopReason::kTimeBudget, report;
+    if (should_stop(report, o, watch)) return report;
     const double rho = r_shadow.dot(r);
     if (rho == 0 || omega == 0) return report.reason = StopReason::kBreakdown, report;
     p = report.iterations == 0 ? r
@@ -82,8 +62,8 @@ SolveReport bicgstab(const LinearOperator& a, const LinearPreconditioner& m, con
 
 // QMR without look-ahead, from Barrett et al., "Templates for the Solution of Linear Systems"
 // (1994), Fig. 2.11, with M1 = the chosen preconditioner and M2 = I.
-SolveReport qmr(const LinearOperator& a, const LinearPreconditioner& m1, const Vector& b,
-                Vector& x, const SolverOptions& o) {
+SolveReport qmr(const LinearOperator& a, const LinearPreconditioner& m1, const Vector& b, Vector& x,
+                const SolverOptions& o) {
   SolveReport report;
   StopWatch watch(o);
   const double b_norm = b.norm();
@@ -114,7 +94,7 @@ SolveReport qmr(const LinearOperator& a, const LinearPreconditioner& m1, const V
     z /= xi;
     const double delta = z.dot(y);
     if (delta == 0) return report.reason = StopReason::kBreakdown, report;
-    y_tilde = y;                      // M2 y~ = y with M2 = I
+    y_tilde = y;                     // M2 y~ = y with M2 = I
     m1.apply_transpose(z, z_tilde);  // M1^T z~ = z
     if (report.iterations == 0) {
       p = y_tilde;
@@ -177,7 +157,8 @@ SolveReport gmres(const LinearOperator& a, const LinearPreconditioner& m, const 
   StopWatch watch(o);
   const double b_norm = b.norm();
   const Eigen::Index n = b.size();
-  const int restart = static_cast<int>(std::max<Eigen::Index>(1, std::min<Eigen::Index>(o.gmres_restart, n)));
+  const int restart =
+      static_cast<int>(std::max<Eigen::Index>(1, std::min<Eigen::Index>(o.gmres_restart, n)));
   Eigen::MatrixXd basis(n, restart + 1), preconditioned(n, restart);
   Eigen::MatrixXd h = Eigen::MatrixXd::Zero(restart + 1, restart);
   Vector cs(restart), sn(restart), g(restart + 1), r(n), w(n), z(n);
@@ -188,11 +169,7 @@ SolveReport gmres(const LinearOperator& a, const LinearPreconditioner& m, const 
     const double beta = r.norm();
     report.relative_residual = beta / b_norm;
     if (!finite(report.relative_residual)) return report.reason = StopReason::kNonFinite, report;
-    if (report.relative_residual <= o.tolerance)
-      return report.reason = StopReason::kConverged, report;
-    if (report.iterations >= o.max_iterations)
-      return report.reason = StopReason::kMaxIterations, report;
-    if (watch.out_of_time()) return report.reason = StopReason::kTimeBudget, report;
+    if (should_stop(report, o, watch)) return report;
     basis.col(0) = r / beta;
     g.setZero();
     g[0] = beta;
@@ -235,8 +212,7 @@ SolveReport gmres(const LinearOperator& a, const LinearPreconditioner& m, const 
       basis.col(k) = w / lucky;
     }
     if (k == 0) return report.reason = StopReason::kBreakdown, report;
-    const Vector y =
-        h.topLeftCorner(k, k).triangularView<Eigen::Upper>().solve(g.head(k));
+    const Vector y = h.topLeftCorner(k, k).triangularView<Eigen::Upper>().solve(g.head(k));
     x += preconditioned.leftCols(k) * y;
     if (breakdown) return report.reason = StopReason::kBreakdown, report;
   }
@@ -259,11 +235,7 @@ SolveReport conjugate_gradient(const LinearOperator& a, const LinearPrecondition
   double rz = r.dot(z);
   report.relative_residual = r.norm() / b_norm;
   while (true) {
-    if (report.relative_residual <= o.tolerance)
-      return report.reason = StopReason::kConverged, report;
-    if (report.iterations >= o.max_iterations)
-      return report.reason = StopReason::kMaxIterations, report;
-    if (watch.out_of_time()) return report.reason = StopReason::kTimeBudget, report;
+    if (should_stop(report, o, watch)) return report;
     a.apply(p, q);
     ++report.matvecs;
     const double pq = p.dot(q);
@@ -320,10 +292,10 @@ SolveReport solve(const LinearOperator& a, const Eigen::VectorXd& b, Eigen::Vect
       return krylov_solve(options.type, a, IdentityPreconditioner(), b, x, options);
     case PreconditionerType::kJacobi:
     case PreconditionerType::kBlockJacobi:
-      return krylov_solve(options.type, a,
-                          BlockDiagonalPreconditioner(
-                              a, options.preconditioner == PreconditionerType::kJacobi),
-                          b, x, options);
+      return krylov_solve(
+          options.type, a,
+          BlockDiagonalPreconditioner(a, options.preconditioner == PreconditionerType::kJacobi), b,
+          x, options);
     case PreconditionerType::kSsor: {
       if (!blocks) throw std::invalid_argument("SSOR needs the edge-block operator");
       BlockSsor ssor(*blocks);

@@ -14,7 +14,8 @@ namespace softbody {
 
 // One Krylov method with a given preconditioner. `type` must be kCg, kBiCgStab, kQmr or kGmres.
 SolveReport krylov_solve(SolverType type, const LinearOperator& a, const LinearPreconditioner& m,
-                         const Eigen::VectorXd& b, Eigen::VectorXd& x, const SolverOptions& options);
+                         const Eigen::VectorXd& b, Eigen::VectorXd& x,
+                         const SolverOptions& options);
 
 // CG alone; with `stop_on_negative_curvature` it stops with kBreakdown as soon as p^T A p <= 0
 // (A or M not positive definite), leaving x at the last iterate, so a caller can go on with GMRES.

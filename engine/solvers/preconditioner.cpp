@@ -38,8 +38,8 @@ void BlockDiagonalPreconditioner::apply_impl(const Eigen::VectorXd& r, Eigen::Ve
   z.resize(r.size());
   parallel_for(static_cast<std::ptrdiff_t>(inverse_.size()), [&](std::ptrdiff_t v) {
     const Mat3& m = inverse_[static_cast<size_t>(v)];
-    z.segment<3>(3 * v) = transpose ? Vec3(m.transpose() * r.segment<3>(3 * v))
-                                    : Vec3(m * r.segment<3>(3 * v));
+    z.segment<3>(3 * v) =
+        transpose ? Vec3(m.transpose() * r.segment<3>(3 * v)) : Vec3(m * r.segment<3>(3 * v));
   });
 }
 

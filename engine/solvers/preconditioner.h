@@ -16,9 +16,7 @@ class LinearPreconditioner {
   virtual ~LinearPreconditioner() = default;
   virtual void apply(const Eigen::VectorXd& r, Eigen::VectorXd& z) const = 0;
   // M^-T r; symmetric preconditioners need not override it.
-  virtual void apply_transpose(const Eigen::VectorXd& r, Eigen::VectorXd& z) const {
-    apply(r, z);
-  }
+  virtual void apply_transpose(const Eigen::VectorXd& r, Eigen::VectorXd& z) const { apply(r, z); }
   // True when M is symmetric positive definite, so CG may use it.
   virtual bool symmetric_positive_definite() const { return true; }
 };

@@ -24,9 +24,9 @@ Enum parse(const std::string& text, const std::pair<Enum, const char*> (&names)[
 }
 
 constexpr std::pair<SolverType, const char*> kSolverNames[] = {
-    {SolverType::kAuto, "auto"},         {SolverType::kDirect, "direct"},
-    {SolverType::kCg, "cg"},             {SolverType::kBiCgStab, "bicgstab"},
-    {SolverType::kQmr, "qmr"},           {SolverType::kGmres, "gmres"}};
+    {SolverType::kAuto, "auto"}, {SolverType::kDirect, "direct"},
+    {SolverType::kCg, "cg"},     {SolverType::kBiCgStab, "bicgstab"},
+    {SolverType::kQmr, "qmr"},   {SolverType::kGmres, "gmres"}};
 constexpr std::pair<PreconditionerType, const char*> kPreconditionerNames[] = {
     {PreconditionerType::kNone, "none"},
     {PreconditionerType::kJacobi, "jacobi"},

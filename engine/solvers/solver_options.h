@@ -50,13 +50,13 @@ enum class FactorKind { kNone, kCholesky, kLdlt, kShiftedCholesky };
 
 struct FactorInfo {
   FactorKind kind = FactorKind::kNone;
-  double factor_ms = 0;  // wall-clock time of the numeric factorization
-  double analyze_ms = 0;  // symbolic analysis (once per sparsity pattern)
-  long nnz_matrix = 0;   // stored entries of the matrix (upper triangle)
-  long nnz_factor = 0;   // entries of L
-  double fill = 0;       // nnz_factor / nnz_matrix
-  double flops = 0;      // of the numeric factorization
-  double shift = 0;      // sigma of kShiftedCholesky
+  double factor_ms = 0;     // wall-clock time of the numeric factorization
+  double analyze_ms = 0;    // symbolic analysis (once per sparsity pattern)
+  long nnz_matrix = 0;      // stored entries of the matrix (upper triangle)
+  long nnz_factor = 0;      // entries of L
+  double fill = 0;          // nnz_factor / nnz_matrix
+  double flops = 0;         // of the numeric factorization
+  double shift = 0;         // sigma of kShiftedCholesky
   bool supernodal = false;  // CHOLMOD's supernodal (BLAS-3) form, else simplicial
 };
 

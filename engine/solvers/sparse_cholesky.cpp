@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 
@@ -28,7 +29,7 @@ struct SparseCholesky::Impl {
   mutable cholmod_common common{};
   cholmod_factor* primary = nullptr;  // simplicial LDL^T or supernodal LL^T, as CHOLMOD chooses
   cholmod_factor* ldlt = nullptr;     // simplicial LDL^T for an indefinite supernodal case
-  cholmod_factor* current = nullptr;     // the factor solve() uses
+  cholmod_factor* current = nullptr;  // the factor solve() uses
   mutable cholmod_dense *x = nullptr, *y = nullptr, *e = nullptr;
   cholmod_sparse view{};  // a header over SymmetricCsc's arrays (no copy)
 
@@ -37,7 +38,8 @@ struct SparseCholesky::Impl {
     common.print = 0;
     common.error_handler = nullptr;
     common.final_ll = false;  // simplicial factors stay LDL^T
-    // Try AMD and METIS, keep whichever predicts less fill; done once per pattern.
+    // Try AMD and METIS, keep whichever predicts less fill; done once per pattern. (METIS's
+    // GKlib swaps the process-wide SIGTERM handler while it runs: see stop_blas_thread_pool.)
     common.nmethods = 2;
     common.method[0].ordering = CHOLMOD_AMD;
     common.method[1].ordering = CHOLMOD_METIS;
@@ -69,9 +71,14 @@ struct SparseCholesky::Impl {
 
   cholmod_factor* analyze_as(const SymmetricCsc& a, int mode) {
     common.supernodal = mode;
+    // One analysis at a time in the process: METIS keeps process-wide state (GKlib's signal
+    // handlers) that concurrent calls from two sessions' threads would interleave.
+    static std::mutex metis;
+    std::lock_guard lock(metis);
     cholmod_factor* f = cholmod_analyze(wrap(a), &common);
-    if (!f) throw std::runtime_error("CHOLMOD analysis failed (status " +
-                                     std::to_string(common.status) + ")");
+    if (!f)
+      throw std::runtime_error("CHOLMOD analysis failed (status " + std::to_string(common.status) +
+                               ")");
     return f;
   }
 
@@ -164,7 +171,8 @@ FactorInfo SparseCholesky::factorize(const SymmetricCsc& a, bool definite_only) 
       double mean_diagonal = 0;
       const auto& col = a.column_starts();
       for (Eigen::Index j = 0; j < a.size(); ++j)
-        mean_diagonal += std::abs(a.values()[static_cast<size_t>(col[static_cast<size_t>(j) + 1] - 1)]);
+        mean_diagonal +=
+            std::abs(a.values()[static_cast<size_t>(col[static_cast<size_t>(j) + 1] - 1)]);
       mean_diagonal /= static_cast<double>(a.size());
       impl_->current = nullptr;
       auto definite_with = [&](double shift) {
@@ -185,9 +193,9 @@ FactorInfo SparseCholesky::factorize(const SymmetricCsc& a, bool definite_only) 
     info_.nnz_factor = static_cast<long>(impl_->common.lnz);
     info_.flops = impl_->common.fl;
   }
-  info_.fill = info_.nnz_matrix > 0 ? static_cast<double>(info_.nnz_factor) /
-                                          static_cast<double>(info_.nnz_matrix)
-                                    : 0;
+  info_.fill = info_.nnz_matrix > 0
+                   ? static_cast<double>(info_.nnz_factor) / static_cast<double>(info_.nnz_matrix)
+                   : 0;
   info_.factor_ms = ms_since(start);
   return info_;
 }
@@ -207,9 +215,17 @@ void SparseCholesky::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
   x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(impl_->x->x), b.size());
 }
 
+void stop_blas_thread_pool() {
+  using Shutdown = int (*)();
+  if (const auto shutdown =
+          reinterpret_cast<Shutdown>(dlsym(RTLD_DEFAULT, "blas_thread_shutdown_")))
+    shutdown();
+}
+
 void set_blas_threads(int n) {
   using SetThreads = void (*)(int);
-  static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  static const auto set =
+      reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
   static std::atomic<int> current{-1};
   if (set && n > 0 && current.exchange(n) != n) set(n);
 }

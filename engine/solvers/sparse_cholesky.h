@@ -1,10 +1,10 @@
 // A sparse factorization of the symmetric part of the step matrix with CHOLMOD (SuiteSparse):
-// supernodal Cholesky (BLAS-3, METIS or AMD ordering, whichever fills less) when the matrix is
-// positive definite; a simplicial LDL^T when it is not (StVK under compression, seed 000's crush);
-// and, should LDL^T meet a zero or tiny pivot, Cholesky of A + sigma I, good only as a
-// preconditioner. The symbolic analysis is done once per sparsity pattern; each factorize() is
-// numeric only. Not thread-safe: one object per thread (the StepSolver's background worker owns
-// its own).
+// simplicial or supernodal (BLAS-3) as CHOLMOD's analysis chooses, with the METIS or AMD ordering,
+// whichever fills less. Positive definite matrices get Cholesky; indefinite ones LDL^T (StVK
+// under compression, seed 000's crush) or, in definite mode or when LDL^T meets a tiny pivot,
+// Cholesky of A + sigma I. The symbolic analysis is done once per sparsity pattern; each
+// factorize() is numeric only. Not thread-safe: one object per thread (the StepSolver's background
+// worker owns its own).
 #pragma once
 
 #include <Eigen/Core>
@@ -60,5 +60,13 @@ class FactorPreconditioner final : public LinearPreconditioner {
 // Sets the BLAS thread count where the BLAS is OpenBLAS (looked up at run time, so any BLAS the
 // system's alternatives point at still links); a no-op otherwise.
 void set_blas_threads(int n);
+
+// Stops the thread pool OpenBLAS starts when it is loaded, before main() and with no signal
+// blocked; the next threaded BLAS call starts it again from the calling thread, with that
+// thread's signal mask. A server that blocks SIGTERM and takes it with sigwait calls this after
+// blocking: otherwise a SIGTERM may land on a pool thread and run whatever handler is installed
+// (METIS, inside an analysis, installs one that longjmps: the server crashed with 139) or the
+// default action (the server died without its graceful shutdown: 143).
+void stop_blas_thread_pool();
 
 }  // namespace softbody

@@ -77,7 +77,8 @@ bool StepSolver::diagonal_changed(const ConstrainedBlockOperator& a) const {
     const Mat3& old = factored_diagonal_[v];
     if ((symmetric_part(blocks[v]) - old).norm() > kBlockChange * old.norm()) ++changed;
   }
-  return changed > std::max<size_t>(1, static_cast<size_t>(kChangedShare * static_cast<double>(free)));
+  return changed >
+         std::max<size_t>(1, static_cast<size_t>(kChangedShare * static_cast<double>(free)));
 }
 
 FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, bool definite_only) {
@@ -163,7 +164,7 @@ SolveReport StepSolver::run_krylov(const ConstrainedBlockOperator& a, const Eige
     return g;
   }
   SolveReport g = krylov_solve(SolverType::kGmres, a, m, b, x, o);
-  g.method = factor_->info().kind == FactorKind::kLdlt ? "ldlt-gmres"
+  g.method = factor_->info().kind == FactorKind::kLdlt       ? "ldlt-gmres"
              : factor_->info().kind == FactorKind::kCholesky ? "cholesky-gmres"
                                                              : "shifted-cholesky-gmres";
   return g;

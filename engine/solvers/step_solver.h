@@ -65,7 +65,7 @@ class StepSolver {
   std::unique_ptr<SymmetricCsc> csc_;
   std::unique_ptr<SparseCholesky> factor_;
   std::unique_ptr<SparseCholesky> spare_;  // the previous factor, the worker's next buffer
-  std::vector<Mat3> factored_diagonal_;  // sym vertex blocks of the factored matrix
+  std::vector<Mat3> factored_diagonal_;    // sym vertex blocks of the factored matrix
   std::unique_ptr<BackgroundFactorizer> worker_;
   bool too_large_ = false;
   // Cost model, in flops since the last factorization.

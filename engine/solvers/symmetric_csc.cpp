@@ -24,7 +24,8 @@ SymmetricCsc::SymmetricCsc(const MeshTopology& topology, std::vector<std::uint8_
       const size_t col = 3 * static_cast<size_t>(v) + static_cast<size_t>(c);
       col_start_[col] = static_cast<int>(row_.size());
       for (const auto& [u, e] : lower) {
-        edge_offset_[static_cast<size_t>(e)][static_cast<size_t>(c)] = static_cast<int>(row_.size());
+        edge_offset_[static_cast<size_t>(e)][static_cast<size_t>(c)] =
+            static_cast<int>(row_.size());
         for (int r = 0; r < 3; ++r) row_.push_back(static_cast<int>(3 * u + r));
       }
       for (int r = 0; r <= c; ++r) row_.push_back(static_cast<int>(3 * v + r));

@@ -106,16 +106,10 @@ TEST(BlockSsor, AppliesTheInverseOfTheDenseSsorMatrix) {
   fixed[2] = fixed[17] = 1;
   ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
   const Eigen::Index n = op.size();
-  Eigen::MatrixXd a(n, n);
-  Eigen::VectorXd e = Eigen::VectorXd::Zero(n), col;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    e.setZero();
-    e[i] = 1;
-    op.apply(e, col);
-    a.col(i) = col;
-  }
+  const Eigen::MatrixXd a = test::dense_operator(op);
   Eigen::MatrixXd d = Eigen::MatrixXd::Zero(n, n), lower = Eigen::MatrixXd::Zero(n, n);
-  for (Eigen::Index v = 0; v < n / 3; ++v) d.block<3, 3>(3 * v, 3 * v) = a.block<3, 3>(3 * v, 3 * v);
+  for (Eigen::Index v = 0; v < n / 3; ++v)
+    d.block<3, 3>(3 * v, 3 * v) = a.block<3, 3>(3 * v, 3 * v);
   for (Eigen::Index i = 0; i < n; ++i)
     for (Eigen::Index j = 0; j < n; ++j)
       if (j / 3 < i / 3) lower(i, j) = a(i, j);
@@ -154,11 +148,16 @@ TEST(BlockSsor, PreconditionsBetterThanBlockJacobi) {
   ConstrainedBlockOperator op(*sys.topology, sys.a, {});
   Eigen::VectorXd b = Eigen::VectorXd::Ones(op.size());
   Eigen::VectorXd x1 = Eigen::VectorXd::Zero(op.size()), x2 = x1;
-  SolveReport ssor = solve(op, b, x1, {.type = SolverType::kCg, .preconditioner = PreconditionerType::kSsor,
-                                       .tolerance = 1e-8, .max_iterations = 5000});
-  SolveReport jacobi = solve(op, b, x2, {.type = SolverType::kCg,
-                                         .preconditioner = PreconditionerType::kBlockJacobi,
-                                         .tolerance = 1e-8, .max_iterations = 5000});
+  SolveReport ssor = solve(op, b, x1,
+                           {.type = SolverType::kCg,
+                            .preconditioner = PreconditionerType::kSsor,
+                            .tolerance = 1e-8,
+                            .max_iterations = 5000});
+  SolveReport jacobi = solve(op, b, x2,
+                             {.type = SolverType::kCg,
+                              .preconditioner = PreconditionerType::kBlockJacobi,
+                              .tolerance = 1e-8,
+                              .max_iterations = 5000});
   ASSERT_EQ(ssor.reason, StopReason::kConverged);
   ASSERT_EQ(jacobi.reason, StopReason::kConverged);
   EXPECT_LT(ssor.iterations, 0.7 * jacobi.iterations);
@@ -189,7 +188,8 @@ TEST(Krylov, FixedVerticesKeepTheirPrescribedValue) {
   ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
   Eigen::VectorXd b = Eigen::VectorXd::Ones(op.size());
   for (Index v : sys.mesh.vertex_sets.at("xmin")) b.segment<3>(3 * v) = Vec3(0.5, -0.25, 0);
-  for (SolverType type : {SolverType::kCg, SolverType::kBiCgStab, SolverType::kQmr, SolverType::kGmres}) {
+  for (SolverType type :
+       {SolverType::kCg, SolverType::kBiCgStab, SolverType::kQmr, SolverType::kGmres}) {
     Eigen::VectorXd x = Eigen::VectorXd::Zero(op.size());
     SolveReport r = solve(op, b, x, {.type = type, .tolerance = 1e-10, .max_iterations = 2000});
     EXPECT_EQ(r.reason, StopReason::kConverged) << solver_type_name(type);
@@ -204,7 +204,8 @@ TEST(Krylov, WarmStartAtTheSolutionNeedsNoIterations) {
   ConstrainedBlockOperator op(*sys.topology, sys.a, {});
   Eigen::VectorXd b = Eigen::VectorXd::Ones(op.size());
   Eigen::VectorXd x = reference_solution(sys.a.to_dense(*sys.topology), b);
-  for (SolverType type : {SolverType::kCg, SolverType::kBiCgStab, SolverType::kQmr, SolverType::kGmres}) {
+  for (SolverType type :
+       {SolverType::kCg, SolverType::kBiCgStab, SolverType::kQmr, SolverType::kGmres}) {
     Eigen::VectorXd warm = x;
     SolveReport r = solve(op, b, warm, {.type = type, .tolerance = 1e-8});
     EXPECT_EQ(r.iterations, 0) << solver_type_name(type);

@@ -61,31 +61,48 @@ TEST(Scene, MillimetreUnitsAreConvertedToSi) {
 TEST(Scene, UnknownKeysAndWrongTypesNameTheirJsonPath) {
   nlohmann::json doc = minimal_scene();
   doc["material"]["Young"] = 3;
-  EXPECT_NE(build_error(doc).find("test.json: /material/Young: unknown key"), std::string::npos) << build_error(doc);
+  EXPECT_NE(build_error(doc).find("test.json: /material/Young: unknown key"), std::string::npos)
+      << build_error(doc);
   doc = minimal_scene();
   doc["dt"] = "fast";
-  EXPECT_NE(build_error(doc).find("/dt: expected a number, got string"), std::string::npos) << build_error(doc);
+  EXPECT_NE(build_error(doc).find("/dt: expected a number, got string"), std::string::npos)
+      << build_error(doc);
   doc = minimal_scene();
   doc["solver"] = {{"type", "minres"}};
-  EXPECT_NE(build_error(doc).find("/solver/type: unknown solver 'minres' (auto, direct, cg, bicgstab, qmr, gmres)"), std::string::npos) << build_error(doc);
+  EXPECT_NE(build_error(doc).find(
+                "/solver/type: unknown solver 'minres' (auto, direct, cg, bicgstab, qmr, gmres)"),
+            std::string::npos)
+      << build_error(doc);
   doc = minimal_scene();
   doc["solver"] = {{"refactor", "later"}};
-  EXPECT_NE(build_error(doc).find("/solver/refactor: unknown refactor mode 'later' (sync, background)"), std::string::npos) << build_error(doc);
+  EXPECT_NE(
+      build_error(doc).find("/solver/refactor: unknown refactor mode 'later' (sync, background)"),
+      std::string::npos)
+      << build_error(doc);
   doc = minimal_scene();
   doc["solver"] = {{"tolerance", 2}};
-  EXPECT_NE(build_error(doc).find("/solver/tolerance: must lie in (0, 1)"), std::string::npos) << build_error(doc);
+  EXPECT_NE(build_error(doc).find("/solver/tolerance: must lie in (0, 1)"), std::string::npos)
+      << build_error(doc);
   doc = minimal_scene();
   doc["fixed"] = nlohmann::json::array({{{"set", "top"}}});
-  EXPECT_NE(build_error(doc).find("/fixed/0/set: the mesh has no vertex set 'top'"), std::string::npos) << build_error(doc);
+  EXPECT_NE(build_error(doc).find("/fixed/0/set: the mesh has no vertex set 'top'"),
+            std::string::npos)
+      << build_error(doc);
   doc = minimal_scene();
-  doc["obstacles"] = nlohmann::json::array({{{"type", "plate"}, {"half_extent", {1, 1}}, {"trajectory", {{"piecewise", {{{"from", 0}, {"to", 1}, {"position", {"0", "1+", "0"}}}}}}}}});
-  EXPECT_NE(build_error(doc).find("/obstacles/0/trajectory"), std::string::npos) << build_error(doc);
+  doc["obstacles"] = nlohmann::json::array(
+      {{{"type", "plate"},
+        {"half_extent", {1, 1}},
+        {"trajectory",
+         {{"piecewise", {{{"from", 0}, {"to", 1}, {"position", {"0", "1+", "0"}}}}}}}}});
+  EXPECT_NE(build_error(doc).find("/obstacles/0/trajectory"), std::string::npos)
+      << build_error(doc);
   doc = minimal_scene();
   doc["material"]["nu"] = 0.5;
   EXPECT_NE(build_error(doc).find("/material"), std::string::npos) << build_error(doc);
   doc = minimal_scene();
   doc["mesh"] = {{"file", "missing.msh"}};
-  EXPECT_NE(build_error(doc).find("/mesh/file: ./missing.msh: cannot open file"), std::string::npos) << build_error(doc);
+  EXPECT_NE(build_error(doc).find("/mesh/file: ./missing.msh: cannot open file"), std::string::npos)
+      << build_error(doc);
   EXPECT_EQ(build_error(minimal_scene()), "");
 }
 
@@ -106,13 +123,19 @@ TEST(Scene, OverridesSetValuesByPath) {
 TEST(Scene, AnchorsSelectionAndFixedSets) {
   nlohmann::json doc = minimal_scene();
   doc["fixed"] = nlohmann::json::array({{{"set", "xmin"}}});
-  doc["anchors"] = nlohmann::json::array({{{"nearest", {0.2, 0.1, 0.1}}, {"stiffness", 50}, {"damping", 1},
-                                           {"offset", {{"keyframes", {{{"t", 0}, {"position", {0, 0, 0}}}, {{"t", 1}, {"position", {0, 1, 0}}}}}}}}});
+  doc["anchors"] = nlohmann::json::array(
+      {{{"nearest", {0.2, 0.1, 0.1}},
+        {"stiffness", 50},
+        {"damping", 1},
+        {"offset",
+         {{"keyframes",
+           {{{"t", 0}, {"position", {0, 0, 0}}}, {{"t", 1}, {"position", {0, 1, 0}}}}}}}}});
   Scene s = build_scene(doc, "t", ".");
   EXPECT_EQ(std::count(s.model->fixed.begin(), s.model->fixed.end(), 1), 4);
   ASSERT_EQ(s.model->anchors.size(), 1u);
   const Anchor& a = s.model->anchors[0];
-  EXPECT_LT((s.body->mesh.vertices[static_cast<size_t>(a.vertex)] - Vec3(0.2, 0.1, 0.1)).norm(), 1e-12);
+  EXPECT_LT((s.body->mesh.vertices[static_cast<size_t>(a.vertex)] - Vec3(0.2, 0.1, 0.1)).norm(),
+            1e-12);
   EXPECT_LT((a.target->position(0.5) - Vec3(0.2, 0.6, 0.1)).norm(), 1e-12);
 }
 

@@ -14,20 +14,8 @@
 namespace softbody {
 namespace {
 
+using test::dense_operator;
 using test::TestSystem;
-
-Eigen::MatrixXd dense_operator(const LinearOperator& op) {
-  const Eigen::Index n = op.size();
-  Eigen::MatrixXd a(n, n);
-  Eigen::VectorXd e = Eigen::VectorXd::Zero(n), col;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    e.setZero();
-    e[i] = 1;
-    op.apply(e, col);
-    a.col(i) = col;
-  }
-  return a;
-}
 
 double true_residual(const LinearOperator& op, const Eigen::VectorXd& b, const Eigen::VectorXd& x) {
   Eigen::VectorXd ax;
@@ -61,7 +49,8 @@ TEST(SparseCholesky, FactorsDefiniteMatricesWithCholeskyAndIndefiniteOnesWithLdl
     const auto fixed = some_fixed(*sys.topology);
     ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
     const Eigen::MatrixXd a = dense_operator(op);
-    const double min_eigenvalue = Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(a).eigenvalues()[0];
+    const double min_eigenvalue =
+        Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(a).eigenvalues()[0];
     SymmetricCsc csc(*sys.topology, fixed);
     csc.assign(sys.a);
     SparseCholesky factor;
@@ -197,7 +186,8 @@ TEST(StepSolver, BackgroundRefactoringInstallsNewFactorsWithoutLosingAccuracy) {
     ConstrainedBlockOperator op(*base.topology, a, {});
     Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), 1, 2), x;
     SolveReport r = solver.solve(
-        op, b, x, {.type = SolverType::kAuto, .tolerance = 1e-8, .refactor = RefactorMode::kBackground});
+        op, b, x,
+        {.type = SolverType::kAuto, .tolerance = 1e-8, .refactor = RefactorMode::kBackground});
     ASSERT_EQ(r.reason, StopReason::kConverged) << "step " << step;
     EXPECT_LE(true_residual(op, b, x), 1.01e-8);
     installed += r.background_factor_installed;
@@ -213,10 +203,12 @@ TEST(StepSolver, KrylovTypesWithTheFactorPreconditionerUseTheReusedFactor) {
   ConstrainedBlockOperator op(*sys.topology, sys.a, {});
   StepSolver solver;
   Eigen::VectorXd b = Eigen::VectorXd::Ones(op.size());
-  for (SolverType type : {SolverType::kCg, SolverType::kBiCgStab, SolverType::kQmr, SolverType::kGmres}) {
+  for (SolverType type :
+       {SolverType::kCg, SolverType::kBiCgStab, SolverType::kQmr, SolverType::kGmres}) {
     Eigen::VectorXd x;
     SolveReport r = solver.solve(
-        op, b, x, {.type = type, .preconditioner = PreconditionerType::kFactor, .tolerance = 1e-10});
+        op, b, x,
+        {.type = type, .preconditioner = PreconditionerType::kFactor, .tolerance = 1e-10});
     EXPECT_EQ(r.reason, StopReason::kConverged) << solver_type_name(type);
     EXPECT_LE(r.iterations, 3) << solver_type_name(type);
   }

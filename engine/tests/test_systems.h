@@ -7,6 +7,7 @@
 #include "engine/forces/force_model.h"
 #include "engine/forces/verification.h"
 #include "engine/mesh/box_generator.h"
+#include "engine/solvers/linear_operator.h"
 
 namespace softbody::test {
 
@@ -28,5 +29,19 @@ struct TestSystem {
     }
   }
 };
+
+// The operator as a dense matrix, column by column (small systems only).
+inline Eigen::MatrixXd dense_operator(const LinearOperator& op) {
+  const Eigen::Index n = op.size();
+  Eigen::MatrixXd a(n, n);
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(n), col;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    e.setZero();
+    e[i] = 1;
+    op.apply(e, col);
+    a.col(i) = col;
+  }
+  return a;
+}
 
 }  // namespace softbody::test
