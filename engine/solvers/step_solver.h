@@ -5,7 +5,9 @@
 //
 // kAuto: the last factor of sym(A) preconditions CG (A symmetric, factor Cholesky) or GMRES (A
 //   non-symmetric through friction Jacobians, or the factor LDL^T / shifted); a new factor is made
-//   when (a) none exists, (b) the reused one needed more than kReuseIterationLimit iterations
+//   when (a) none exists or the last one was not positive definite (an indefinite matrix's inverse
+//   changes fast: such factors serve one solve), (b) the reused one needed more than
+//   kReuseIterationLimit iterations
 //   without converging (then at once, in the same solve), (c) many vertex blocks changed a lot
 //   (contacts appearing, another dt), or (d) the cost model says so: the last solve's iterations
 //   cost more than the average cost per solve since the factorization, factorization included
@@ -13,7 +15,8 @@
 //   decisions, and therefore the results, do not depend on the machine or its load. When the
 //   predicted factor does not fit the memory limit, auto runs SSOR-preconditioned CG (Eisenstat)
 //   or GMRES instead. kDirect factorizes every solve. Krylov types run as configured; with the
-//   kFactor preconditioner they use the reused factor under the same policy.
+//   kFactor preconditioner they use the reused factor under the same policy. In definite mode
+//   (options.definite) an indefinite A is solved as A + sigma I (see SparseCholesky).
 #pragma once
 
 #include <memory>
