@@ -63,7 +63,7 @@ void GatewayConnection::start(UpgradeRequest request) {
   ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
   ws_.set_option(websocket::stream_base::decorator(
       [](websocket::response_type& r) { r.set(beast::http::field::server, "softbody-server"); }));
-  ws_.read_message_max(gateway_.options().max_message_bytes);
+  ws_.read_message_max(0);  // no limit in Beast: on_read enforces it (see read())
   ws_.binary(true);
   ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
     if (ec) {
@@ -77,20 +77,30 @@ void GatewayConnection::start(UpgradeRequest request) {
 }
 
 void GatewayConnection::read() {
-  ws_.async_read(buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-    self->on_read(ec);
-  });
+  constexpr std::size_t kChunk = 64 * 1024;
+  ws_.async_read_some(
+      buffer_, kChunk,
+      [self = shared_from_this()](beast::error_code ec, std::size_t) { self->on_read(ec); });
 }
 
 void GatewayConnection::on_read(beast::error_code ec) {
-  if (ec) {
-    if (ec == websocket::error::message_too_big) {
-      // Beast has already sent close code 1009 (message too big).
-      spdlog::info("event=websocket_message_too_big peer={} limit={}", peer_,
-                   gateway_.options().max_message_bytes);
+  if (ec) return finish();
+  const std::size_t limit = gateway_.options().max_message_bytes;
+  if (discarding_ || buffer_.size() > limit) {
+    if (!discarding_) {
+      spdlog::info("event=websocket_message_too_big peer={} limit={}", peer_, limit);
+      close(websocket::close_code::too_big,
+            "message too big: more than " + std::to_string(limit) + " bytes (--max-message-mb)");
     }
-    return finish();
+    buffer_.consume(buffer_.size());
+    discarding_ = !ws_.is_message_done();
+    return read();
   }
+  if (!ws_.is_message_done()) return read();
+  on_message();
+}
+
+void GatewayConnection::on_message() {
   const auto data = buffer_.data();
   const std::size_t size = data.size();
   if (closing_) {  // waiting for the client's close frame: ignore what it still sends

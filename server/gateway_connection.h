@@ -40,8 +40,14 @@ class GatewayConnection : public std::enable_shared_from_this<GatewayConnection>
   struct Subscription;
   using Bytes = std::shared_ptr<const std::string>;
 
+  // Messages are read in chunks and the size limit is enforced here, not by Beast: when Beast
+  // refuses an oversized message it closes the socket with the rest of the message unread
+  // (Boost 1.74's teardown stops draining after one chunk), the kernel answers the client with a
+  // reset, and the client's write fails with a broken pipe before it can read the 1009 close.
+  // Here an oversized message starts our close handshake and its remaining bytes are discarded.
   void read();
   void on_read(boost::beast::error_code ec);
+  void on_message();
   void dispatch(const v1::ClientMessage& message);
   void subscribe(const v1::ClientMessage& message);
   void unsubscribe();
@@ -71,6 +77,7 @@ class GatewayConnection : public std::enable_shared_from_this<GatewayConnection>
   long frame_generation_ = 0;  // the subscription frame_ came from
   bool writing_ = false;
   bool closing_ = false;
+  bool discarding_ = false;  // the rest of an oversized message
   bool finished_ = false;
   std::optional<boost::beast::websocket::close_reason> close_reason_;
 
