@@ -196,6 +196,22 @@ TEST(SimRun, ReferenceMeasuresTheFidelityOfRealTimeSettings) {
             100 * converged["max_distance_to_reference"].get<double>());
 }
 
+// The default scene (what ./run.sh shows): a sphere pushes the knight hard enough to make its step
+// matrix indefinite. Its run must stay within 1 % of the converged one, and two converged runs
+// 1e-9 apart must stay together: before indefinite steps were made definite with a margin they
+// drifted up to 19 % of the diagonal apart (chaos, not physics).
+TEST(SimRun, DefaultSceneFollowsItsConvergedRunAndIsNotChaotic) {
+  test::ProcessResult r =
+      test::run_process(kSim + " run " + kScenes + "/default.json --reference --json --threads 1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json summary = json_lines(r.out).back();
+  EXPECT_EQ(summary["steps_tolerance_unmet"], 0);
+  EXPECT_LE(summary["max_residual"].get<double>(), 1e-6);
+  EXPECT_LT(summary["max_distance_to_reference"].get<double>(), 0.01);
+  EXPECT_LT(summary["max_reference_spread"].get<double>(), 1e-6);
+  EXPECT_LT(summary["max_speed"].get<double>(), 1.5);
+}
+
 TEST(SimRun, SetOverridesAndVtuOutput) {
   test::TempDir dir;
   test::ProcessResult r = test::run_process(
