@@ -176,6 +176,7 @@ StepStats Integrator::step(SimulationState& state, const StepInputs& inputs) {
     stats.substeps = substeps;
     stats.residual = 0;  // the accepted attempt's solves are what the step reports
     stats.converged = true;
+    stats.definiteness_shift = 0;
     ok = true;
     for (int s = 0; s < substeps && ok; ++s)
       ok = attempt(state, o.dt / substeps, correction, stats);

@@ -27,6 +27,13 @@ Mat3 symmetric_part(const Mat3& d) {
   return 0.5 * (d + d.transpose());
 }
 
+// sym of every vertex block: what a factorization of sym(A) saw on the diagonal.
+std::vector<Mat3> symmetric_vertex_blocks(const EdgeBlockMatrix& a) {
+  std::vector<Mat3> d(a.vertex_blocks.size());
+  for (size_t v = 0; v < d.size(); ++v) d[v] = symmetric_part(a.vertex_blocks[v]);
+  return d;
+}
+
 }  // namespace
 
 bool vertex_blocks_symmetric(const ConstrainedBlockOperator& a) {
@@ -89,14 +96,16 @@ FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, bool def
   set_blas_threads(num_threads());
   FactorInfo info = factor_->factorize(*csc_, definite_only);
   set_blas_threads(1);
-  factored_diagonal_.resize(a.matrix().vertex_blocks.size());
-  for (size_t v = 0; v < factored_diagonal_.size(); ++v)
-    factored_diagonal_[v] = symmetric_part(a.matrix().vertex_blocks[v]);
+  start_factor_epoch(symmetric_vertex_blocks(a.matrix()));
+  return info;
+}
+
+void StepSolver::start_factor_epoch(std::vector<Mat3> factored_diagonal) {
+  factored_diagonal_ = std::move(factored_diagonal);
   ++factorizations_;
   spent_since_factor_ = 0;
   solves_since_factor_ = 0;
   refactor_due_ = false;
-  return info;
 }
 
 double StepSolver::iteration_cost() const {
@@ -198,9 +207,8 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
   const bool symmetric = vertex_blocks_symmetric(a);
   if (o.type == SolverType::kAuto && too_large_) return solve_iteratively(a, b, x, o, symmetric);
 
-  SolveReport report;
-  int made = 0;
-  bool fresh = false;
+  bool installed = false;
+  int made = 0;  // factorizations on this thread during this solve
   // A factor finished in the background since the last solve replaces ours; ours becomes the
   // worker's next buffer.
   if (worker_) {
@@ -210,12 +218,8 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
       if (done->ready() && done->info().kind == FactorKind::kCholesky) {
         spare_ = std::move(factor_);
         factor_ = std::move(done);
-        factored_diagonal_ = std::move(diagonal);
-        spent_since_factor_ = 0;
-        solves_since_factor_ = 0;
-        refactor_due_ = false;
-        ++factorizations_;
-        report.background_factor_installed = true;
+        start_factor_epoch(std::move(diagonal));
+        installed = true;
       } else {
         spare_ = std::move(done);
       }
@@ -231,28 +235,23 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
       if (!worker_) worker_ = std::make_unique<BackgroundFactorizer>(*csc_);
       if (worker_->idle()) {
         csc_->assign(a.matrix());
-        std::vector<Mat3> diagonal(a.matrix().vertex_blocks.size());
-        for (size_t v = 0; v < diagonal.size(); ++v)
-          diagonal[v] = symmetric_part(a.matrix().vertex_blocks[v]);
-        worker_->submit(csc_->values(), std::move(diagonal), std::move(spare_));
+        worker_->submit(csc_->values(), symmetric_vertex_blocks(a.matrix()), std::move(spare_));
         refactor_due_ = false;
       }
     } else {
       factorize_now(a, o.definite);
-      fresh = true;
       ++made;
     }
   }
   const Eigen::VectorXd warm_start = x;
   SolverOptions first = o;
-  if (!fresh) first.max_iterations = std::min(o.max_iterations, kReuseIterationLimit);
+  if (made == 0) first.max_iterations = std::min(o.max_iterations, kReuseIterationLimit);
   SolveReport result = run_krylov(a, b, x, first, symmetric);
-  if (result.reason != StopReason::kConverged && !fresh) {
+  if (result.reason != StopReason::kConverged && made == 0) {
     // The reused factor no longer preconditions well enough: replace it now and go on (from the
     // warm start if the iterate went non-finite).
     if (!x.allFinite() || o.definite) x = warm_start;
     factorize_now(a, o.definite);
-    fresh = true;
     ++made;
     SolverOptions rest = o;
     rest.max_iterations = std::max(1, o.max_iterations - result.iterations);
@@ -261,8 +260,8 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
     more.matvecs += result.matvecs;
     result = more;
   }
-  account(result.iterations, fresh);
-  result.background_factor_installed = report.background_factor_installed;
+  account(result.iterations, made > 0);
+  result.background_factor_installed = installed;
   result.factorizations = made;
   result.factor = factor_->info();
   return result;

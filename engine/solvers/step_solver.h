@@ -53,6 +53,9 @@ class StepSolver {
   void prepare_pattern(const ConstrainedBlockOperator& a);
   bool diagonal_changed(const ConstrainedBlockOperator& a) const;
   FactorInfo factorize_now(const ConstrainedBlockOperator& a, bool definite_only);
+  // A new factor is in use (made here or by the worker): its diagonal, the count, a fresh cost
+  // history.
+  void start_factor_epoch(std::vector<Mat3> factored_diagonal);
   // Krylov iterations on `a`, or on A + sigma I when the factor in use is a shifted one and the
   // definite mode asked for it.
   SolveReport run_krylov(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
