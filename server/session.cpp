@@ -273,29 +273,39 @@ void Session::update_settings(const SettingsUpdate& u) {
 }
 
 SessionSnapshot Session::snapshot() {
-  // The published state is exactly the state after the last step (or reset/restore), so a
-  // snapshot never waits for a step in progress.
-  const std::shared_ptr<const PublishedState> state = latest();
-  SimulationState s{state->p, state->v, state->t, state->step};
-  return {source_.scene_name, document(), source_.uploaded, std::move(s),
-          effective_tolerance_.load()};
+  // Under the state mutex: the solver's state must be the one that goes with the state (a step in
+  // progress is waited for; steps take milliseconds).
+  std::lock_guard lock(state_mutex_);
+  return {source_.scene_name,
+          document(),
+          source_.uploaded,
+          state_,
+          effective_tolerance_.load(),
+          integrator_->solver_state(),
+          on_time_steps_};
 }
 
-void Session::restore(const SimulationState& state, double effective_tolerance) {
-  {
-    std::lock_guard lock(state_mutex_);
-    if (state.p.size() != state_.p.size() || state.v.size() != state_.v.size()) {
-      invalid_argument("snapshot.positions", "has " + std::to_string(state.p.size()) +
-                                                 " vertices, the scene " +
-                                                 std::to_string(state_.p.size()));
-    }
-    state_ = state;
-    if (effective_tolerance > 0)
-      effective_tolerance_ =
-          std::clamp(effective_tolerance, model_->options.solver.tolerance,
-                     std::max(model_->options.solver.tolerance, limits_.loosest_tolerance));
-    publish(state_, StepStats{}, 0);
+void Session::restore(const SessionSnapshot& snapshot) {
+  std::lock_guard lock(state_mutex_);
+  const SimulationState& state = snapshot.state;
+  if (state.p.size() != state_.p.size() || state.v.size() != state_.v.size()) {
+    invalid_argument("snapshot.positions", "has " + std::to_string(state.p.size()) +
+                                               " vertices, the scene " +
+                                               std::to_string(state_.p.size()));
   }
+  if (!snapshot.solver.factored_diagonal.empty() &&
+      snapshot.solver.factored_diagonal.size() != state.p.size()) {
+    invalid_argument("snapshot.solver_state.factored_diagonal",
+                     "needs 9 values per vertex (" + std::to_string(9 * state.p.size()) + ")");
+  }
+  state_ = state;
+  if (snapshot.effective_tolerance > 0)
+    effective_tolerance_ =
+        std::clamp(snapshot.effective_tolerance, model_->options.solver.tolerance,
+                   std::max(model_->options.solver.tolerance, limits_.loosest_tolerance));
+  on_time_steps_ = std::max(0, snapshot.on_time_steps);
+  integrator_->restore_solver_state(snapshot.solver);
+  publish(state_, StepStats{}, 0);
 }
 
 std::shared_ptr<Subscriber> Session::subscribe() {

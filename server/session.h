@@ -74,6 +74,8 @@ struct SessionSnapshot {
   std::optional<UploadedMeshData> uploaded;
   SimulationState state;
   double effective_tolerance = 0;
+  StepSolverState solver;  // the integrator's reused factor and its history
+  int on_time_steps = 0;
 };
 
 class Session {
@@ -101,8 +103,9 @@ class Session {
   void reset();
   void update_settings(const SettingsUpdate& update);  // throws ApiError
   SessionSnapshot snapshot();
-  // Throws ApiError on mismatch; effective_tolerance > 0 restores a degraded accuracy too.
-  void restore(const SimulationState& state, double effective_tolerance);
+  // Throws ApiError on mismatch; effective_tolerance > 0 restores a degraded accuracy too; the
+  // solver state makes the continuation bit-identical (an empty one: equal to the tolerance).
+  void restore(const SessionSnapshot& snapshot);
   void reset_real_time_window();
 
   // --- readers ---

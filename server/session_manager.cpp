@@ -9,6 +9,7 @@
 #include "engine/mesh/validation.h"
 #include "server/api_error.h"
 #include "server/logging.h"
+#include "server/snapshot_convert.h"
 
 namespace softbody::server {
 namespace fs = std::filesystem;
@@ -299,26 +300,8 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
                                 ? std::min(request.idle_timeout_s(), options_.max_idle_timeout_s)
                                 : options_.idle_timeout_s;
   if (snapshot) {
-    const auto n = static_cast<size_t>(session->mesh().num_vertices());
-    if (static_cast<size_t>(snapshot->positions_size()) != 3 * n ||
-        static_cast<size_t>(snapshot->velocities_size()) != 3 * n) {
-      invalid_argument("snapshot.positions",
-                       "needs 3 x " + std::to_string(n) + " positions and velocities");
-    }
-    SimulationState state;
-    state.p.resize(n);
-    state.v.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      for (int k = 0; k < 3; ++k) {
-        state.p[i][k] = snapshot->positions(static_cast<int>(3 * i) + k);
-        state.v[i][k] = snapshot->velocities(static_cast<int>(3 * i) + k);
-      }
-      if (!state.p[i].allFinite() || !state.v[i].allFinite())
-        invalid_argument("snapshot.positions", "vertex " + std::to_string(i) + " is not finite");
-    }
-    state.t = snapshot->sim_time();
-    state.step = snapshot->step();
-    session->restore(state, snapshot->effective_tolerance());
+    session->restore(
+        snapshot_state_from_proto(*snapshot, static_cast<size_t>(session->mesh().num_vertices())));
   }
   {
     std::lock_guard lock(mutex_);

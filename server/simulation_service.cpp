@@ -7,6 +7,7 @@
 #include "server/interact_reactor.h"
 #include "server/logging.h"
 #include "server/proto_convert.h"
+#include "server/snapshot_convert.h"
 #include "server/state_stream.h"
 
 namespace softbody::server {
@@ -155,29 +156,8 @@ grpc::Status SimulationService::UpdateSettings(grpc::ServerContext*,
 grpc::Status SimulationService::SnapshotSession(grpc::ServerContext*,
                                                 const v1::SnapshotRequest* request,
                                                 v1::Snapshot* out) {
-  return guarded("SnapshotSession", [&] {
-    const SessionSnapshot snap = sessions_.find(request->session_id())->snapshot();
-    out->set_format_version(1);
-    out->set_scene_name(snap.scene_name);
-    out->set_scene_json(snap.document.dump());
-    if (snap.uploaded) {
-      v1::UploadedMesh& u = *out->mutable_uploaded_mesh();
-      const UploadedMeshData& d = *snap.uploaded;
-      static constexpr v1::MeshFormat kFormats[] = {
-          v1::MESH_FORMAT_GMSH, v1::MESH_FORMAT_MEDIT, v1::MESH_FORMAT_TETGEN,
-          v1::MESH_FORMAT_VTK_LEGACY, v1::MESH_FORMAT_VTU};
-      u.set_format(kFormats[static_cast<int>(d.format)]);
-      u.set_content(d.content);
-      u.set_tetgen_elements(d.elements);
-      u.set_file_name(d.file_name);
-      u.set_scene_json(d.scene_json);
-    }
-    out->set_step(snap.state.step);
-    out->set_sim_time(snap.state.t);
-    for (const Vec3& p : snap.state.p) out->mutable_positions()->Add(p.data(), p.data() + 3);
-    for (const Vec3& v : snap.state.v) out->mutable_velocities()->Add(v.data(), v.data() + 3);
-    out->set_effective_tolerance(snap.effective_tolerance);
-  });
+  return guarded("SnapshotSession",
+                 [&] { to_proto(sessions_.find(request->session_id())->snapshot(), *out); });
 }
 
 grpc::Status SimulationService::GetTopology(grpc::ServerContext*,

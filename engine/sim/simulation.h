@@ -108,6 +108,9 @@ class Integrator {
   const EdgeBlockMatrix& system_matrix() const { return system_; }
   const Eigen::VectorXd& system_rhs() const { return rhs_; }
   const StepSolver& linear_solver() const { return linear_solver_; }
+  // What a snapshot carries besides the state so that its continuation is bit-identical.
+  StepSolverState solver_state() const { return linear_solver_.save_state(); }
+  void restore_solver_state(StepSolverState s) { linear_solver_.restore_state(std::move(s)); }
 
  private:
   bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);

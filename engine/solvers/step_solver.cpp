@@ -74,6 +74,59 @@ void StepSolver::prepare_pattern(const ConstrainedBlockOperator& a) {
   too_large_ = factor_->predicted_nonzeros() > kMaxFactorNonzeros;
 }
 
+StepSolverState StepSolver::save_state() const {
+  // Saved again before any solve: the restored state passes on unchanged.
+  if (restored_) return *restored_;
+  StepSolverState s;
+  s.flops_since_factor = spent_since_factor_;
+  s.solves_since_factor = solves_since_factor_;
+  s.refactor_due = refactor_due_;
+  s.factorizations = factorizations_;
+  // csc_ holds the factored values until the next synchronous factorization assigns new ones; with
+  // a background worker it may hold newer values, so no factor is carried then.
+  if (factor_ && factor_->info().kind == FactorKind::kCholesky && !worker_ && csc_) {
+    s.factored_values = csc_->values();
+    s.factored_diagonal = factored_diagonal_;
+  }
+  return s;
+}
+
+void StepSolver::restore_state(StepSolverState state) {
+  reset();
+  factorizations_ = state.factorizations;
+  restored_ = std::move(state);
+}
+
+void StepSolver::apply_restored_state(const ConstrainedBlockOperator& a, bool definite_only) {
+  if (!restored_) return;
+  StepSolverState s = std::move(*restored_);
+  restored_.reset();
+  factorizations_ = s.factorizations;
+  if (s.factored_values.empty()) return;  // the original had no reusable factor either
+  const bool fits = s.factored_values.size() == csc_->values().size() &&
+                    s.factored_diagonal.size() == a.matrix().vertex_blocks.size() &&
+                    std::all_of(s.factored_values.begin(), s.factored_values.end(),
+                                [](double v) { return std::isfinite(v); });
+  if (!fits) {
+    ++dropped_states_;
+    return;
+  }
+  csc_->values() = std::move(s.factored_values);
+  set_blas_threads(num_threads());
+  const FactorInfo info = factor_->factorize(*csc_, definite_only);
+  set_blas_threads(1);
+  if (info.kind != FactorKind::kCholesky) {
+    // Not what was saved (a Cholesky factor): refactor normally rather than reuse this one.
+    ++dropped_states_;
+    refactor_due_ = true;
+    return;
+  }
+  factored_diagonal_ = std::move(s.factored_diagonal);
+  spent_since_factor_ = s.flops_since_factor;
+  solves_since_factor_ = s.solves_since_factor;
+  refactor_due_ = s.refactor_due;
+}
+
 bool StepSolver::diagonal_changed(const ConstrainedBlockOperator& a) const {
   const auto& blocks = a.matrix().vertex_blocks;
   if (factored_diagonal_.size() != blocks.size()) return true;
@@ -204,6 +257,7 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
   }
   if (x.size() != b.size()) x = Eigen::VectorXd::Zero(b.size());
   prepare_pattern(a);
+  apply_restored_state(a, o.definite);
   const bool symmetric = vertex_blocks_symmetric(a);
   if (o.type == SolverType::kAuto && too_large_) return solve_iteratively(a, b, x, o, symmetric);
 

@@ -20,12 +20,26 @@
 #pragma once
 
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "engine/solvers/background_factorizer.h"
 #include "engine/solvers/krylov.h"
 #include "engine/solvers/sparse_cholesky.h"
 
 namespace softbody {
+
+// What a snapshot needs for its continuation to match the original bit for bit: the matrix the
+// reused factor was made from (the factor is a deterministic function of it, so it is made again
+// rather than stored) and the refresh policy's history.
+struct StepSolverState {
+  std::vector<double> factored_values;  // sym(A) in the solver's CSC pattern; empty: no factor
+  std::vector<Mat3> factored_diagonal;  // sym of A's vertex blocks when it was factored
+  double flops_since_factor = 0;
+  int solves_since_factor = 0;
+  bool refactor_due = false;
+  long factorizations = 0;
+};
 
 class StepSolver {
  public:
@@ -45,12 +59,24 @@ class StepSolver {
   // Forgets the pattern, the factor and the policy's history (e.g. when the model changes).
   void reset();
 
+  // The state to carry into a snapshot. A factor is carried only when it is reused by the next
+  // solve (a Cholesky factor, synchronous refresh): a background factorization in flight is
+  // timing, which no snapshot can capture; the restored session then refactors at its first solve.
+  StepSolverState save_state() const;
+  // Takes a saved state; the factor is made again from it at the next solve (the pattern is known
+  // only then). A state whose sizes do not match that solve's pattern is dropped (the solve then
+  // factorizes afresh, as with no state) and counted in dropped_states().
+  void restore_state(StepSolverState state);
+  long dropped_states() const { return dropped_states_; }
+
   long factorizations() const { return factorizations_; }
   // The factor in use, if any.
   const SparseCholesky* factor() const { return factor_.get(); }
 
  private:
   void prepare_pattern(const ConstrainedBlockOperator& a);
+  // Rebuilds the saved factor (if one was restored) once the pattern is known.
+  void apply_restored_state(const ConstrainedBlockOperator& a, bool definite_only);
   bool diagonal_changed(const ConstrainedBlockOperator& a) const;
   FactorInfo factorize_now(const ConstrainedBlockOperator& a, bool definite_only);
   // A new factor is in use (made here or by the worker): its diagonal, the count, a fresh cost
@@ -79,6 +105,8 @@ class StepSolver {
   int solves_since_factor_ = 0;
   bool refactor_due_ = false;
   long factorizations_ = 0;
+  std::optional<StepSolverState> restored_;
+  long dropped_states_ = 0;
 };
 
 // True when every free vertex block is symmetric (to round-off): then A is symmetric.

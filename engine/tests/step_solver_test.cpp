@@ -105,6 +105,59 @@ TEST(StepSolver, ReusesItsFactorWhileTheMatrixDrifts) {
   EXPECT_EQ(solver.factorizations(), factorizations);
 }
 
+// A snapshot's solver state: a solver restored from it mid-sequence reuses the same factor and
+// refreshes it at the same solves, so its solutions equal the original's bit for bit; a state that
+// does not fit the pattern is dropped, never used.
+TEST(StepSolver, ARestoredStateContinuesBitForBit) {
+  TestSystem base(2e4, 0.0, 0.05);
+  auto model = make_force_model("stvk-edge", base.topology, base.mesh.vertices, Material{1e5, 0.4});
+  auto matrix = [&](int step) {
+    EdgeBlockMatrix a =
+        model->evaluate(random_smooth_deformation(base.mesh.vertices, 0.05 + 0.004 * step, 3)).K;
+    for (Mat3& d : a.vertex_blocks) d.diagonal().array() += 2e4;
+    return a;
+  };
+  const SolverOptions options{.type = SolverType::kAuto, .tolerance = 1e-8};
+  StepSolver original, restored, fresh;
+  int reused_after_restore = 0;
+  for (int step = 0; step < 30; ++step) {
+    const EdgeBlockMatrix a = matrix(step);
+    ConstrainedBlockOperator op(*base.topology, a, {});
+    const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), 1, 2 + step);
+    if (step == 12) {
+      const StepSolverState state = original.save_state();
+      ASSERT_FALSE(state.factored_values.empty());
+      restored.restore_state(state);
+      fresh.restore_state({});
+    }
+    Eigen::VectorXd x0 = Eigen::VectorXd::Zero(op.size()), x1 = x0, x2 = x0;
+    const SolveReport r0 = original.solve(op, b, x0, options);
+    if (step < 12) continue;
+    const SolveReport r1 = restored.solve(op, b, x1, options);
+    fresh.solve(op, b, x2, options);
+    EXPECT_EQ(r0.factorizations, r1.factorizations) << "step " << step;
+    if (r1.factorizations == 0) ++reused_after_restore;
+    for (Eigen::Index i = 0; i < x0.size(); ++i) ASSERT_EQ(x0[i], x1[i]) << "step " << step;
+    EXPECT_LE((x2 - x0).norm(), 1e-6 * x0.norm());  // without the state: only to the tolerance
+  }
+  EXPECT_GT(reused_after_restore, 0);
+  EXPECT_EQ(restored.factorizations(), original.factorizations());
+  EXPECT_EQ(restored.dropped_states(), 0);
+
+  StepSolverState wrong = original.save_state();
+  wrong.factored_values.pop_back();
+  StepSolver mismatched;
+  mismatched.restore_state(wrong);
+  const EdgeBlockMatrix a = matrix(0);
+  ConstrainedBlockOperator op(*base.topology, a, {});
+  const Eigen::VectorXd b = Eigen::VectorXd::Ones(op.size());
+  Eigen::VectorXd x;
+  const SolveReport r = mismatched.solve(op, b, x, options);
+  EXPECT_EQ(mismatched.dropped_states(), 1);
+  EXPECT_EQ(r.factorizations, 1);
+  EXPECT_EQ(r.reason, StopReason::kConverged);
+}
+
 // Friction makes vertex blocks non-symmetric: CG is not applicable, GMRES with the factor of the
 // symmetric part converges.
 TEST(StepSolver, SolvesNonSymmetricSystemsWithGmres) {
