@@ -11,13 +11,17 @@ namespace softbody::server {
 
 class ApiError : public std::runtime_error {
  public:
-  ApiError(grpc::StatusCode code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
+  // `details`: a serialized google.rpc.Status with error details (e.g. where a session moved).
+  ApiError(grpc::StatusCode code, const std::string& message, std::string details = {})
+      : std::runtime_error(message), code_(code), details_(std::move(details)) {}
+  explicit ApiError(const grpc::Status& status)
+      : ApiError(status.error_code(), status.error_message(), status.error_details()) {}
   grpc::StatusCode code() const { return code_; }
-  grpc::Status status() const { return {code_, what()}; }
+  grpc::Status status() const { return {code_, what(), details_}; }
 
  private:
   grpc::StatusCode code_;
+  std::string details_;
 };
 
 [[noreturn]] inline void invalid_argument(const std::string& field, const std::string& problem) {

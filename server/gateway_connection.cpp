@@ -1,4 +1,5 @@
 #include "server/gateway_connection.h"
+#include "proto/status_details.h"
 
 #include <utility>  // before Asio: Boost 1.74 uses std::exchange without it under C++20
 
@@ -218,6 +219,7 @@ void GatewayConnection::subscribe(const v1::ClientMessage& message) {
         ended.set_code(static_cast<int>(closed.error_code()));
         ended.set_message(closed.error_message());
         ended.set_session_id(s->session->id());
+        if (auto moved = v1::moved_detail(closed)) *ended.mutable_moved() = *moved;
         asio::post(executor, [weak, bytes = serialize(out), generation] {
           auto self = weak.lock();
           if (!self || generation != self->subscription_generation_) return;
@@ -281,6 +283,7 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
       ended.set_code(static_cast<int>(status.error_code()));
       ended.set_message(status.error_message());
       ended.set_session_id(session_id);
+      if (auto moved = v1::moved_detail(status)) *ended.mutable_moved() = *moved;
       asio::post(executor, [weak, generation, bytes = serialize(out)] {
         auto self = weak.lock();
         if (!self || generation != self->tool_generation_) return;

@@ -1,4 +1,5 @@
 #include "server/gateway_requests.h"
+#include "proto/status_details.h"
 
 namespace softbody::server {
 
@@ -22,6 +23,7 @@ void set_error(const grpc::Status& status, v1::ServerMessage& reply) {
   v1::GatewayError& error = *reply.mutable_error();
   error.set_code(static_cast<int>(status.error_code()));
   error.set_message(status.error_message());
+  if (auto moved = v1::moved_detail(status)) *error.mutable_moved() = *moved;
 }
 
 void run_unary_request(SimulationService& service, const v1::ClientMessage& request,

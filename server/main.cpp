@@ -1,6 +1,8 @@
 // softbody-server: hosts simulation sessions over gRPC (softbody.v1.Simulation, health, reflection)
-// and over HTTP serves /healthz, /metrics, the browser client and its WebSocket gateway (/ws).
-// SIGTERM or SIGINT shut it down gracefully.
+// and over HTTP serves /healthz (liveness), /readyz (readiness: false when full or draining),
+// /status (capacity, JSON), /metrics, the browser client and its WebSocket gateway (/ws).
+// SIGTERM or SIGINT shut it down gracefully; with --snapshot-store its sessions are saved there
+// first, for another host to continue.
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/health_check_service_interface.h>
@@ -12,6 +14,8 @@
 #include <thread>
 
 #include "engine/solvers/sparse_cholesky.h"
+#include "server/capacity.h"
+#include "server/host_status.h"
 #include "server/http_server.h"
 #include "server/logging.h"
 #include "server/scheduler.h"
@@ -57,6 +61,8 @@ int main(int argc, char** argv) {
   std::string web_root = default_web_root();
   GatewayOptions gateway_options;
   double shutdown_grace_s = 2.0;
+  bool adopt_stored = false;
+  std::string advertise_grpc, advertise_http;
   int max_message_mb = 64;
   app.add_option("--grpc", grpc_address, "gRPC listen address (port 0: any free port; last wins)")
       ->capture_default_str()
@@ -71,6 +77,24 @@ int main(int argc, char** argv) {
   app.add_option("--max-sessions", manager.max_sessions, "most sessions at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
+  app.add_option("--max-cpu-load", manager.max_cpu_load,
+                 "admission: refuse new sessions once running ones take this share of the worker "
+                 "cores (their step time / dt, measured)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.05, 4.0));
+  app.add_option("--snapshot-store", manager.snapshot_store,
+                 "folder (a shared volume in a cluster) where SIGTERM saves every session and "
+                 "where a session this host does not hold is looked for; '' for none")
+      ->capture_default_str();
+  app.add_flag("--adopt-stored", adopt_stored,
+               "at start, restore every session in --snapshot-store (otherwise each is restored "
+               "when a client asks for it)");
+  app.add_option("--advertise-grpc", advertise_grpc,
+                 "host:port other hosts and clients reach this gRPC at (default: the listen "
+                 "address, a wildcard host replaced by the host name)");
+  app.add_option("--advertise-http", advertise_http,
+                 "base URL browsers reach this HTTP port at (default: http://HOST:PORT like "
+                 "--advertise-grpc)");
   app.add_option("--workers", scheduler_options.workers,
                  "simulation worker threads (0: one per core)")
       ->capture_default_str()
@@ -128,6 +152,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   manager.scenes_dir = scenes;
+  {
+    char name[256] = {};
+    gethostname(name, sizeof name - 1);
+    manager.host = name[0] ? name : "localhost";
+  }
 
   // Signals are taken by sigwait in this thread only: block them before any thread starts.
   sigset_t signals;
@@ -141,7 +170,14 @@ int main(int argc, char** argv) {
 
   Metrics metrics;
   Scheduler scheduler(scheduler_options);
-  SessionManager sessions(manager, scheduler, metrics);
+  std::unique_ptr<SessionManager> sessions_owner;
+  try {
+    sessions_owner = std::make_unique<SessionManager>(manager, scheduler, metrics);
+  } catch (const std::exception& e) {  // e.g. an unwritable --snapshot-store
+    spdlog::error("event=startup_failed error={}", logfmt_value(e.what()));
+    return 2;
+  }
+  SessionManager& sessions = *sessions_owner;
   SimulationService service(sessions, metrics);
   gateway_options.max_message_bytes = static_cast<std::size_t>(max_message_mb) * 1024 * 1024;
   // Declared before the HTTP server: its connections refer to the gateway until they are gone.
@@ -175,7 +211,21 @@ int main(int argc, char** argv) {
     return serving ? HttpResponse{200, "text/plain; charset=utf-8", "ok\n", {}}
                    : HttpResponse{503, "text/plain; charset=utf-8", "shutting down\n", {}};
   });
+  // Readiness for load balancers and Kubernetes: false when this host takes no more sessions
+  // (--max-sessions, --max-cpu-load) or is draining; liveness (/healthz) stays true meanwhile.
+  http->route("/readyz", [&] {
+    const Capacity c = sessions.capacity();
+    return c.accepting() ? HttpResponse{200, "text/plain; charset=utf-8", "ready\n", {}}
+                         : HttpResponse{503, "text/plain; charset=utf-8", c.refusal + "\n", {}};
+  });
+  http->route("/status", [&] {
+    return HttpResponse{200,
+                        "application/json",
+                        server_status_json(server_status(sessions, service.identity.get())),
+                        {}};
+  });
   metrics.write_gauges = [&](std::string& out) {
+    write_capacity_gauges(sessions.capacity(), out);
     const auto all = sessions.list();
     int running = 0, subscribers = 0, tools = 0;
     for (const auto& s : all) {
@@ -224,6 +274,15 @@ int main(int argc, char** argv) {
     gateway.accept(std::move(stream), std::move(request));
   });
   http->start();
+  service.identity.set(
+      {manager.host, advertised_address(advertise_grpc, grpc_address, grpc_port, manager.host),
+       advertise_http.empty()
+           ? "http://" + advertised_address("", http_address, http->port(), manager.host)
+           : advertise_http});
+  if (adopt_stored) {
+    const int adopted = sessions.adopt_all_stored();
+    spdlog::info("event=adopted_stored sessions={}", adopted);
+  }
 
   if (!preload.empty()) {
     softbody::v1::CreateSessionRequest request;
@@ -249,6 +308,9 @@ int main(int argc, char** argv) {
   // grace period, then stop the physics.
   serving = false;
   server->GetHealthCheckService()->SetServingStatus("softbody.v1.Simulation", false);
+  // With a store, every session is saved for another host before its streams end (with a
+  // SessionMoved detail, so clients know to reconnect rather than give up).
+  sessions.drain_to_store();
   sessions.shut_down(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
   server->Shutdown(std::chrono::system_clock::now() +
                    std::chrono::milliseconds(static_cast<int>(shutdown_grace_s * 1000)));

@@ -45,6 +45,10 @@ nlohmann::json Session::document() const {
   return document_;
 }
 
+double Session::cpu_load() const {
+  return running ? cpu_load_.load() : 0.0;
+}
+
 std::shared_ptr<const PublishedState> Session::latest() const {
   std::lock_guard lock(published_mutex_);
   return published_;
@@ -68,6 +72,11 @@ void Session::step(double lag_s, bool scheduled) {
     publish(state_, stats, real_time_factor(Clock::now(), state_.t));
   }
   adapt_tolerance(lag_s);
+  if (scheduled) {
+    const double load = stats.step_ms * 1e-3 / std::max(1e-6, dt());
+    const double old = cpu_load_.load();
+    cpu_load_ = old < 0 ? load : 0.95 * old + 0.05 * load;
+  }
   metrics_.steps.fetch_add(1, std::memory_order_relaxed);
   metrics_.rollbacks.fetch_add(static_cast<std::uint64_t>(stats.rolled_back));
   if (stats.failed) {

@@ -116,6 +116,9 @@ class Session {
   IntegratorOptions options() const;
   nlohmann::json document() const;  // the scene with every settings change applied
   double effective_tolerance() const { return effective_tolerance_.load(); }
+  // The share of one core the session's real-time stepping takes (step time / dt, smoothed over
+  // about 20 steps); 0 while paused, negative until it has stepped (not yet measured).
+  double cpu_load() const;
   BoundingBox rest_bounds() const { return rest_bounds_; }
 
   // --- subscribers and tools ---
@@ -169,6 +172,7 @@ class Session {
   std::deque<std::pair<Clock::time_point, double>> rtf_window_;
   int on_time_steps_ = 0;
   std::atomic<double> effective_tolerance_{0};
+  std::atomic<double> cpu_load_{-1};
 
   mutable std::mutex published_mutex_;
   std::shared_ptr<const PublishedState> published_;

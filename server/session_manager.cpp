@@ -7,6 +7,7 @@
 
 #include "engine/io/mesh_error.h"
 #include "engine/mesh/validation.h"
+#include "proto/status_details.h"
 #include "server/api_error.h"
 #include "server/logging.h"
 #include "server/snapshot_convert.h"
@@ -92,6 +93,8 @@ MeshFormat mesh_format(v1::MeshFormat f) {
 
 SessionManager::SessionManager(ManagerOptions options, Scheduler& scheduler, Metrics& metrics)
     : options_(std::move(options)), scheduler_(scheduler), metrics_(metrics) {
+  if (!options_.snapshot_store.empty())  // throws std::runtime_error naming the folder
+    store_ = std::make_unique<SnapshotStore>(options_.snapshot_store, options_.host);
   bodies_ = [this](const std::string& key,
                    const std::function<std::shared_ptr<const SceneBody>()>& build) {
     return cached_body(key, build);
@@ -160,12 +163,23 @@ std::vector<SceneListing> SessionManager::list_scenes() const {
 
 void SessionManager::check_admission() {
   if (shutting_down_) throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-  if (static_cast<int>(sessions_.size()) >= options_.max_sessions) {
+  const Capacity c = capacity_locked();
+  if (!c.accepting()) {
     metrics_.requests_refused.fetch_add(1);
-    throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED, "the server holds its maximum of " +
-                                                             std::to_string(options_.max_sessions) +
-                                                             " sessions (--max-sessions)");
+    throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED, c.refusal);
   }
+}
+
+Capacity SessionManager::capacity_locked() const {
+  std::vector<std::shared_ptr<Session>> all;
+  for (const auto& [id, s] : sessions_) all.push_back(s);
+  return measure_capacity(all, {options_.max_sessions, options_.max_cpu_load, scheduler_.workers()},
+                          shutting_down_);
+}
+
+Capacity SessionManager::capacity() const {
+  std::lock_guard lock(mutex_);
+  return capacity_locked();
 }
 
 void SessionManager::check_mesh_size(const TetMesh& mesh, const std::string& field) {
@@ -293,7 +307,10 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   const TetMesh& mesh = scene.body->mesh;
   check_mesh_size(mesh, "scene");
 
-  const std::string id = new_session_id();
+  std::string id = request.session_id();
+  if (!id.empty() && !valid_session_id(id))
+    invalid_argument("session_id", "must be 1-64 letters, digits, '-' or '_'");
+  if (id.empty()) id = new_session_id();
   auto session = std::make_shared<Session>(id, request.label(), std::move(scene), std::move(source),
                                            options_.session, bodies_, metrics_);
   session->idle_timeout_s = request.idle_timeout_s() > 0
@@ -306,7 +323,9 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   {
     std::lock_guard lock(mutex_);
     check_admission();  // again: the server may have filled up or begun shutting down meanwhile
-    sessions_[id] = session;
+    if (!sessions_.try_emplace(id, session).second)
+      throw ApiError(grpc::StatusCode::ALREADY_EXISTS, "session_id: '" + id + "' exists");
+    moved_.erase(id);  // a session that comes back is no longer elsewhere
   }
   metrics_.sessions_created.fetch_add(1);
   session->running = !request.start_paused();
@@ -319,12 +338,145 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
 
 std::shared_ptr<Session> SessionManager::find(const std::string& id) {
   if (id.empty()) invalid_argument("session_id", "is required");
-  std::lock_guard lock(mutex_);
-  auto it = sessions_.find(id);
-  if (it == sessions_.end())
-    throw ApiError(grpc::StatusCode::NOT_FOUND, "session_id: no session '" + id + "'");
-  it->second->touch();
-  return it->second;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it != sessions_.end()) {
+      it->second->touch();
+      return it->second;
+    }
+    if (auto m = moved_.find(id); m != moved_.end()) {
+      const v1::SessionMoved& moved = m->second;
+      const grpc::Status status = v1::status_with_moved(
+          grpc::StatusCode::NOT_FOUND,
+          "session_id: session '" + id + "' moved to " +
+              (moved.grpc_address().empty() ? "another host" : moved.grpc_address()),
+          moved);
+      throw ApiError(status);
+    }
+  }
+  if (auto adopted = adopt_from_store(id)) return adopted;
+  throw ApiError(grpc::StatusCode::NOT_FOUND, "session_id: no session '" + id + "'");
+}
+
+std::shared_ptr<Session> SessionManager::adopt_from_store(const std::string& id) {
+  if (!store_ || !valid_session_id(id) || shutting_down()) return nullptr;
+  std::lock_guard adopt_lock(adopt_mutex_);
+  {
+    std::lock_guard lock(mutex_);  // restored by a request that held adopt_mutex_ before us?
+    if (auto it = sessions_.find(id); it != sessions_.end()) return it->second;
+  }
+  std::optional<v1::StoredSession> stored;
+  try {
+    stored = store_->claim(id);
+  } catch (const std::exception& e) {
+    spdlog::error("event=store_unreadable session={} error={}", id, logfmt_value(e.what()));
+    throw ApiError(grpc::StatusCode::DATA_LOSS,
+                   "session_id: the stored snapshot of '" + id + "' is unreadable");
+  }
+  if (!stored) return nullptr;
+  try {
+    auto session = adopt(*stored);
+    store_->release(id, true);
+    return session;
+  } catch (...) {
+    store_->release(id, false);  // leave it for another host (or a later try)
+    throw;
+  }
+}
+
+std::shared_ptr<Session> SessionManager::adopt(const v1::StoredSession& stored) {
+  v1::CreateSessionRequest request;
+  *request.mutable_snapshot() = stored.snapshot();
+  request.set_session_id(stored.session_id());
+  request.set_label(stored.label());
+  request.set_idle_timeout_s(stored.idle_timeout_s());
+  request.set_start_paused(!stored.running());
+  auto session = create(request);
+  // A timeout of 0 was the preloaded session's "never": keep it.
+  if (stored.idle_timeout_s() == 0) session->idle_timeout_s = 0;
+  spdlog::info("event=session_adopted session={} step={} from_host={} running={}",
+               stored.session_id(), stored.snapshot().step(), logfmt_value(stored.saved_by()),
+               stored.running());
+  return session;
+}
+
+int SessionManager::adopt_all_stored() {
+  if (!store_) return 0;
+  int adopted = 0;
+  for (const std::string& id : store_->stored_ids()) {
+    try {
+      if (adopt_from_store(id)) ++adopted;
+    } catch (const std::exception& e) {
+      spdlog::error("event=adopt_failed session={} error={}", id, logfmt_value(e.what()));
+    }
+  }
+  return adopted;
+}
+
+v1::StoredSession SessionManager::stored_form(Session& s) const {
+  v1::StoredSession stored;
+  stored.set_session_id(s.id());
+  stored.set_label(s.label());
+  stored.set_idle_timeout_s(s.idle_timeout_s);
+  stored.set_running(s.running);
+  to_proto(s.snapshot(), *stored.mutable_snapshot());
+  stored.set_saved_by(options_.host);
+  stored.set_saved_at_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count());
+  return stored;
+}
+
+void SessionManager::hand_off(const std::string& id, const v1::SessionMoved& moved) {
+  std::shared_ptr<Session> session;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end()) return;
+    session = it->second;
+    sessions_.erase(it);
+    moved_[id] = moved;
+  }
+  session->pause_stepping();
+  const std::string where = moved.grpc_address().empty() ? "the snapshot store (reconnect to "
+                                                           "continue on another host)"
+                                                         : moved.grpc_address();
+  session->close_streams(v1::status_with_moved(grpc::StatusCode::UNAVAILABLE,
+                                               "session " + id + " moved to " + where, moved));
+  spdlog::info("event=session_handed_off session={} reason={} to={}", id,
+               logfmt_value(moved.reason()), logfmt_value(moved.grpc_address()));
+}
+
+int SessionManager::drain_to_store() {
+  std::vector<std::shared_ptr<Session>> sessions;
+  {
+    std::lock_guard lock(mutex_);
+    shutting_down_ = true;
+    for (const auto& [id, s] : sessions_) sessions.push_back(s);
+  }
+  if (!store_) return 0;
+  int saved = 0;
+  for (const auto& s : sessions) {
+    const bool was_running = s->running;
+    s->pause_stepping();  // the state is final from here on
+    v1::StoredSession stored = stored_form(*s);
+    stored.set_running(was_running);
+    try {
+      store_->save(stored);
+      ++saved;
+      v1::SessionMoved moved;
+      moved.set_session_id(s->id());
+      moved.set_reason("drained");
+      hand_off(s->id(), moved);
+    } catch (const std::exception& e) {
+      // The session cannot be saved (disk full?): it stays here and ends with the server.
+      spdlog::error("event=drain_failed session={} error={}", s->id(), logfmt_value(e.what()));
+    }
+  }
+  spdlog::info("event=drained saved={} of={} store={}", saved, sessions.size(),
+               logfmt_value(store_->dir().string()));
+  return saved;
 }
 
 std::vector<std::shared_ptr<Session>> SessionManager::list() const {

@@ -9,8 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "server/capacity.h"
 #include "server/scheduler.h"
 #include "server/session.h"
+#include "server/snapshot_store.h"
+#include "softbody/v1/cluster.pb.h"
 #include "softbody/v1/session.pb.h"
 
 namespace softbody::server {
@@ -18,11 +21,14 @@ namespace softbody::server {
 struct ManagerOptions {
   std::string scenes_dir = "scenes";
   int max_sessions = 64;
+  double max_cpu_load = 0.9;   // share of the worker cores sessions may take (admission)
   long max_vertices = 200000;  // per session mesh
   long max_tetrahedra = 1000000;
   double idle_timeout_s = 600;  // default for sessions that ask for none
   double max_idle_timeout_s = 86400;
   SessionLimits session;
+  std::string snapshot_store;      // folder for drained sessions; empty: none
+  std::string host = "localhost";  // this host's name (store claims, logs)
 };
 
 struct SceneListing {
@@ -37,13 +43,33 @@ class SessionManager {
   std::vector<SceneListing> list_scenes() const;
   // All creation paths; throws ApiError naming the request field at fault.
   std::shared_ptr<Session> create(const softbody::v1::CreateSessionRequest& request);
-  std::shared_ptr<Session> find(const std::string& id);  // NOT_FOUND
+  // NOT_FOUND. An id this host does not hold is looked up in the snapshot store and restored from
+  // there (a session drained by another host); one this host migrated away is NOT_FOUND with a
+  // SessionMoved detail naming where it went.
+  std::shared_ptr<Session> find(const std::string& id);
   std::vector<std::shared_ptr<Session>> list() const;
   void remove(const std::string& id, const grpc::Status& reason);
 
   void pause(const std::shared_ptr<Session>& s);
   void resume(const std::shared_ptr<Session>& s);
   void run_steps(const std::shared_ptr<Session>& s, int steps);  // FAILED_PRECONDITION if running
+
+  // --- hosts and capacity ---
+  Capacity capacity() const;
+  const SnapshotStore* store() const { return store_.get(); }
+  // Restores a stored session under its own id (paused or running as it was saved).
+  std::shared_ptr<Session> adopt(const v1::StoredSession& stored);
+  // Restores every session in the store (at start with --adopt-stored); returns how many.
+  int adopt_all_stored();
+  // A snapshot of session `s` as stored (its id, label, timeout, whether it was running).
+  v1::StoredSession stored_form(Session& s) const;
+  // Removes a session that now lives elsewhere: its streams end with UNAVAILABLE and the
+  // SessionMoved detail, and later requests naming it get NOT_FOUND with the same detail.
+  void hand_off(const std::string& id, const v1::SessionMoved& moved);
+  // On SIGTERM: refuses new sessions, pauses every session, saves it to the store and ends its
+  // streams with UNAVAILABLE and a "drained" SessionMoved detail. Returns how many were saved;
+  // without a store it only refuses new work (shut_down does the rest).
+  int drain_to_store();
 
   // Deletes sessions idle past their timeout; returns how many.
   int expire_idle();
@@ -54,9 +80,11 @@ class SessionManager {
   int body_cache_size() const;
 
  private:
-  // Throws UNAVAILABLE while shutting down, RESOURCE_EXHAUSTED at --max-sessions; call with
-  // mutex_ held.
+  // Throws UNAVAILABLE while shutting down, RESOURCE_EXHAUSTED at --max-sessions or
+  // --max-cpu-load; call with mutex_ held.
   void check_admission();
+  Capacity capacity_locked() const;
+  std::shared_ptr<Session> adopt_from_store(const std::string& id);
   // Throws RESOURCE_EXHAUSTED naming `field` when the mesh exceeds --max-vertices/tetrahedra.
   void check_mesh_size(const TetMesh& mesh, const std::string& field);
   std::shared_ptr<const SceneBody> cached_body(
@@ -69,7 +97,10 @@ class SessionManager {
 
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
+  std::map<std::string, v1::SessionMoved> moved_;  // sessions handed to other hosts
   bool shutting_down_ = false;
+  std::unique_ptr<SnapshotStore> store_;
+  std::mutex adopt_mutex_;  // one store restore at a time (two requests for one drained session)
 
   mutable std::mutex cache_mutex_;
   std::map<std::string, std::weak_ptr<const SceneBody>> body_cache_;

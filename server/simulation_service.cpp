@@ -6,6 +6,7 @@
 #include "server/api_error.h"
 #include "server/interact_reactor.h"
 #include "server/logging.h"
+#include "server/migration.h"
 #include "server/proto_convert.h"
 #include "server/snapshot_convert.h"
 #include "server/state_stream.h"
@@ -224,6 +225,20 @@ grpc::Status SimulationService::StreamState(grpc::ServerContext* context,
 grpc::ServerBidiReactor<v1::ToolCommand, v1::ForceReply>* SimulationService::Interact(
     grpc::CallbackServerContext*) {
   return new InteractReactor(sessions_, metrics_, limits_.max_pending_replies);
+}
+
+grpc::Status SimulationService::GetServerStatus(grpc::ServerContext*,
+                                                const v1::GetServerStatusRequest*,
+                                                v1::ServerStatus* out) {
+  return guarded("GetServerStatus", [&] { *out = server_status(sessions_, identity.get()); });
+}
+
+grpc::Status SimulationService::MigrateSession(grpc::ServerContext*,
+                                               const v1::MigrateSessionRequest* request,
+                                               v1::MigrateSessionResponse* out) {
+  return guarded("MigrateSession", [&] {
+    *out = migrate_session(sessions_, request->session_id(), request->target());
+  });
 }
 
 }  // namespace softbody::server

@@ -4,6 +4,7 @@
 // from any thread (session deletion, shutdown).
 #pragma once
 
+#include "server/host_status.h"
 #include "server/session_manager.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
 
@@ -44,6 +45,13 @@ class SimulationService final : public softbody::v1::Simulation::WithCallbackMet
                            grpc::ServerWriter<v1::StateFrame>*) override;
   grpc::ServerBidiReactor<v1::ToolCommand, v1::ForceReply>* Interact(
       grpc::CallbackServerContext* context) override;
+  grpc::Status GetServerStatus(grpc::ServerContext*, const v1::GetServerStatusRequest*,
+                               v1::ServerStatus*) override;
+  grpc::Status MigrateSession(grpc::ServerContext*, const v1::MigrateSessionRequest*,
+                              v1::MigrateSessionResponse*) override;
+
+  // This host's advertised addresses (known once it listens).
+  HostIdentityCell identity;
 
  private:
   SessionManager& sessions_;

@@ -101,6 +101,34 @@ int remove(Client& client, const std::string& id) {
   return r ? 0 : fail(r.error());
 }
 
+int migrate(Client& client, const std::string& id, const std::string& target) {
+  auto r = client.migrate(id, target);
+  if (!r) return fail(r.error());
+  std::printf("%s  moved to %s  (browser: %s)  continues from step %lld\n", id.c_str(),
+              r->moved().grpc_address().c_str(), r->moved().http_url().c_str(),
+              static_cast<long long>(r->step()));
+  return 0;
+}
+
+int status(Client& client, bool json) {
+  auto r = client.server_status();
+  if (!r) return fail(r.error());
+  if (json) {
+    google::protobuf::util::JsonPrintOptions options;
+    options.add_whitespace = true;
+    options.always_print_primitive_fields = true;
+    std::string text;
+    (void)google::protobuf::util::MessageToJsonString(*r, &text, options);
+    std::printf("%s", text.c_str());
+    return 0;
+  }
+  std::printf("%s  %s  sessions %d/%d (%d running)  load %.2f of %.2f cores  free %d  %s\n",
+              r->host().c_str(), r->grpc_address().c_str(), r->sessions(), r->max_sessions(),
+              r->running_sessions(), r->load_cores(), r->capacity_cores(), r->free_sessions(),
+              r->accepting() ? "accepting" : ("not accepting: " + r->refusal()).c_str());
+  return 0;
+}
+
 int control(Client& client, const std::string& id, const std::string& action, int steps) {
   const v1::ControlAction a = action == "pause"    ? v1::CONTROL_ACTION_PAUSE
                               : action == "resume" ? v1::CONTROL_ACTION_RESUME

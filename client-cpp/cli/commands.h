@@ -26,5 +26,8 @@ int control(Client& client, const std::string& id, const std::string& action, in
 int watch(Client& client, const std::string& id, double duration_s, double rate_hz, bool json);
 // haptic and record: runs the loop; record also writes the device's motion and forces.
 int haptic(Client& client, const HapticCommandOptions& options);
+// Moves session `id` to `target`; prints where it went and the step it continues from.
+int migrate(Client& client, const std::string& id, const std::string& target);
+int status(Client& client, bool json);
 
 }  // namespace softbody::client::cli

@@ -1,6 +1,7 @@
 // softbody-client [--server ADDR] COMMAND: sessions, live statistics and the haptic loop from a
 // terminal (docs/client-cpp.md).
 #include <CLI/CLI.hpp>
+#include <sstream>
 
 #include "client-cpp/cli/commands.h"
 
@@ -10,7 +11,12 @@ int main(int argc, char** argv) {
   double deadline_s = 10;
   CLI::App app{"softbody-client: talk to a softbody-server"};
   app.require_subcommand(1);
-  app.add_option("--server", client_options.address, "server address")->capture_default_str();
+  std::string servers = client_options.address;
+  app.add_option("--server", servers,
+                 "server address; a comma-separated list names other hosts of the cluster, "
+                 "tried in turn when one goes away (e.g. drained: its sessions are restored by "
+                 "the host asked)")
+      ->capture_default_str();
   app.add_option("--deadline", deadline_s, "seconds per request")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 3600.0));
@@ -88,7 +94,28 @@ int main(int argc, char** argv) {
   record_cmd->add_option("--output", h.record_path, "CSV to write (replay:FILE plays it back)")
       ->required();
 
+  std::string target;
+  auto* migrate_cmd =
+      app.add_subcommand("migrate", "move a live session to another host (same id, same state)");
+  migrate_cmd->add_option("ID", id, "session id")->required();
+  migrate_cmd->add_option("--to", target, "the receiving host's gRPC address (host:port)")
+      ->required();
+  auto* status_cmd =
+      app.add_subcommand("status", "the host's capacity: sessions, load, free sessions");
+  status_cmd->add_flag("--json", json, "JSON output");
+
   CLI11_PARSE(app, argc, argv);
+  {
+    std::stringstream list(servers);
+    std::string address;
+    std::getline(list, address, ',');
+    client_options.address = address;
+    while (std::getline(list, address, ','))
+      if (!address.empty()) client_options.fallback_addresses.push_back(address);
+  }
+  client_options.on_switch = [](const std::string& address, const std::string& why) {
+    std::fprintf(stderr, "softbody-client: now talking to %s: %s\n", address.c_str(), why.c_str());
+  };
   client_options.deadline = std::chrono::milliseconds(static_cast<long>(deadline_s * 1000));
   Client client(client_options);
   if (*list_cmd) return cli::list(client, json);
@@ -97,5 +124,7 @@ int main(int argc, char** argv) {
   if (*control_cmd) return cli::control(client, id, action, steps);
   if (*watch_cmd) return cli::watch(client, id, duration, rate, json);
   if (*haptic_cmd || *record_cmd) return cli::haptic(client, h);
+  if (*migrate_cmd) return cli::migrate(client, id, target);
+  if (*status_cmd) return cli::status(client, json);
   return 1;
 }

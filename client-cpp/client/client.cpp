@@ -6,6 +6,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "proto/status_details.h"
+
 namespace softbody::client {
 
 namespace {
@@ -71,14 +73,90 @@ std::vector<float> Topology::surface_rest_positions() const {
   return out;
 }
 
+Error Error::from(const grpc::Status& status) {
+  Error e{status.error_code(), status.error_message(), {}, {}};
+  if (auto moved = v1::moved_detail(status)) {
+    e.moved_reason = moved->reason();
+    e.moved_to = moved->grpc_address();
+  }
+  return e;
+}
+
 Client::Client(ClientOptions options) : options_(std::move(options)) {
+  std::lock_guard lock(mutex_);
+  connect(options_.address);
+}
+
+void Client::connect(const std::string& address) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options_.max_message_mb * 1024 * 1024);
   args.SetMaxSendMessageSize(options_.max_message_mb * 1024 * 1024);
   // Reconnect quickly after a server restart (the default backoff grows to 2 minutes).
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  channel_ = grpc::CreateCustomChannel(options_.address, grpc::InsecureChannelCredentials(), args);
-  stub_ = v1::Simulation::NewStub(channel_);
+  address_ = address;
+  channel_ = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  stubs_.push_back(v1::Simulation::NewStub(channel_));
+  stub_ = stubs_.back().get();
+}
+
+std::shared_ptr<grpc::Channel> Client::channel() const {
+  std::lock_guard lock(mutex_);
+  return channel_;
+}
+
+v1::Simulation::Stub& Client::stub() {
+  std::lock_guard lock(mutex_);
+  return *stub_;
+}
+
+std::string Client::address() const {
+  std::lock_guard lock(mutex_);
+  return address_;
+}
+
+bool Client::follow(const Error& error) {
+  std::string next, why;
+  {
+    std::lock_guard lock(mutex_);
+    if (!error.moved_to.empty() && error.moved_to != address_) {
+      next = error.moved_to;
+      why = "the session moved there (" + error.moved_reason + ")";
+    } else if ((error.moved_reason == "drained" || error.code == grpc::StatusCode::UNAVAILABLE) &&
+               !options_.fallback_addresses.empty()) {
+      // The host went away: the next address of the list (the primary one included).
+      std::vector<std::string> all = {options_.address};
+      all.insert(all.end(), options_.fallback_addresses.begin(), options_.fallback_addresses.end());
+      const auto it = std::find(all.begin(), all.end(), address_);
+      next = it == all.end() || it + 1 == all.end() ? all.front() : *(it + 1);
+      why = error.moved_reason == "drained" ? "the session was drained to the snapshot store"
+                                            : "the host is unavailable";
+    }
+    if (next.empty() || next == address_) return false;
+    connect(next);
+  }
+  if (options_.on_switch) options_.on_switch(next, why);
+  return true;
+}
+
+Result<v1::MigrateSessionResponse> Client::migrate(const std::string& id,
+                                                   const std::string& target) {
+  v1::MigrateSessionRequest request;
+  request.set_session_id(id);
+  request.set_target(target);
+  v1::MigrateSessionResponse response;
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  ctx->set_deadline(std::chrono::system_clock::now() +
+                    std::max(options_.deadline, std::chrono::milliseconds(60000)));
+  const grpc::Status status = stub().MigrateSession(ctx.get(), request, &response);
+  if (!status.ok()) return Error::from(status);
+  follow(Error{grpc::StatusCode::NOT_FOUND, "", "migrated", response.moved().grpc_address()});
+  return response;
+}
+
+Result<v1::ServerStatus> Client::server_status() {
+  v1::ServerStatus status;
+  const grpc::Status s = stub().GetServerStatus(context().get(), {}, &status);
+  return result(s, status);
 }
 
 std::unique_ptr<grpc::ClientContext> Client::context() const {
@@ -88,19 +166,19 @@ std::unique_ptr<grpc::ClientContext> Client::context() const {
 }
 
 bool Client::wait_until_connected(std::chrono::milliseconds timeout) {
-  return channel_->WaitForConnected(std::chrono::system_clock::now() + timeout);
+  return channel()->WaitForConnected(std::chrono::system_clock::now() + timeout);
 }
 
 Result<std::vector<v1::SceneEntry>> Client::list_scenes() {
   v1::ListScenesResponse response;
-  const grpc::Status status = stub_->ListScenes(context().get(), {}, &response);
+  const grpc::Status status = stub().ListScenes(context().get(), {}, &response);
   return result(status,
                 std::vector<v1::SceneEntry>(response.scenes().begin(), response.scenes().end()));
 }
 
 Result<v1::SessionInfo> Client::create_session(const v1::CreateSessionRequest& request) {
   v1::SessionInfo info;
-  const grpc::Status status = stub_->CreateSession(context().get(), request, &info);
+  const grpc::Status status = stub().CreateSession(context().get(), request, &info);
   return result(status, info);
 }
 
@@ -128,13 +206,14 @@ Result<v1::SessionInfo> Client::get_session(const std::string& id) {
   v1::GetSessionRequest request;
   request.set_session_id(id);
   v1::SessionInfo info;
-  const grpc::Status status = stub_->GetSession(context().get(), request, &info);
+  const grpc::Status status = session_call(
+      [&](v1::Simulation::Stub& stub) { return stub.GetSession(context().get(), request, &info); });
   return result(status, info);
 }
 
 Result<std::vector<v1::SessionInfo>> Client::list_sessions() {
   v1::ListSessionsResponse response;
-  const grpc::Status status = stub_->ListSessions(context().get(), {}, &response);
+  const grpc::Status status = stub().ListSessions(context().get(), {}, &response);
   return result(
       status, std::vector<v1::SessionInfo>(response.sessions().begin(), response.sessions().end()));
 }
@@ -143,7 +222,9 @@ Result<Empty> Client::delete_session(const std::string& id) {
   v1::DeleteSessionRequest request;
   request.set_session_id(id);
   v1::DeleteSessionResponse response;
-  const grpc::Status status = stub_->DeleteSession(context().get(), request, &response);
+  const grpc::Status status = session_call([&](v1::Simulation::Stub& stub) {
+    return stub.DeleteSession(context().get(), request, &response);
+  });
   return result(status, Empty{});
 }
 
@@ -154,7 +235,9 @@ Result<v1::SessionInfo> Client::control(const std::string& id, v1::ControlAction
   request.set_action(action);
   request.set_steps(steps);
   v1::SessionInfo info;
-  const grpc::Status status = stub_->ControlSession(context().get(), request, &info);
+  const grpc::Status status = session_call([&](v1::Simulation::Stub& stub) {
+    return stub.ControlSession(context().get(), request, &info);
+  });
   return result(status, info);
 }
 
@@ -164,7 +247,9 @@ Result<v1::SessionInfo> Client::update_settings(const std::string& id,
   request.set_session_id(id);
   *request.mutable_settings() = settings;
   v1::SessionInfo info;
-  const grpc::Status status = stub_->UpdateSettings(context().get(), request, &info);
+  const grpc::Status status = session_call([&](v1::Simulation::Stub& stub) {
+    return stub.UpdateSettings(context().get(), request, &info);
+  });
   return result(status, info);
 }
 
@@ -172,7 +257,9 @@ Result<v1::Snapshot> Client::snapshot(const std::string& id) {
   v1::SnapshotRequest request;
   request.set_session_id(id);
   v1::Snapshot snap;
-  const grpc::Status status = stub_->SnapshotSession(context().get(), request, &snap);
+  const grpc::Status status = session_call([&](v1::Simulation::Stub& stub) {
+    return stub.SnapshotSession(context().get(), request, &snap);
+  });
   return result(status, snap);
 }
 
@@ -190,7 +277,8 @@ Result<Topology> Client::topology(const std::string& id, bool include_tetrahedra
   request.set_session_id(id);
   request.set_include_tetrahedra(include_tetrahedra);
   v1::Topology t;
-  const grpc::Status status = stub_->GetTopology(context().get(), request, &t);
+  const grpc::Status status = session_call(
+      [&](v1::Simulation::Stub& stub) { return stub.GetTopology(context().get(), request, &t); });
   if (!status.ok()) return Error::from(status);
   Topology out;
   out.num_vertices = t.num_vertices();
@@ -209,14 +297,14 @@ std::unique_ptr<StateSubscription> Client::subscribe(const std::string& id,
                                                      SubscriptionOptions options,
                                                      StateSubscription::FrameHandler on_frame,
                                                      StateSubscription::EndHandler on_end) {
-  return std::make_unique<StateSubscription>(*stub_, id, options, std::move(on_frame),
+  return std::make_unique<StateSubscription>(*this, id, options, std::move(on_frame),
                                              std::move(on_end));
 }
 
 std::unique_ptr<ToolStream> Client::interact(const std::string& id,
                                              ToolStream::ReplyHandler on_reply,
                                              ToolStream::EndHandler on_end) {
-  return std::make_unique<ToolStream>(*stub_, id, std::move(on_reply), std::move(on_end));
+  return std::make_unique<ToolStream>(stub(), id, std::move(on_reply), std::move(on_end));
 }
 
 }  // namespace softbody::client

@@ -8,7 +8,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,11 @@ namespace v1 = softbody::v1;
 
 struct ClientOptions {
   std::string address = "127.0.0.1:50051";
+  // Other hosts of the same cluster (sharing a snapshot store), tried in turn when the current one
+  // goes away: a session drained there is restored by whichever host is asked for it.
+  std::vector<std::string> fallback_addresses;
+  // Told when the client switches host (following a moved session or a host that went away).
+  std::function<void(const std::string& address, const std::string& why)> on_switch;
   std::chrono::milliseconds deadline{10000};  // per unary call
   int max_message_mb = 64;                    // receive limit (snapshots of large bodies)
 };
@@ -45,8 +52,19 @@ class Client {
   explicit Client(ClientOptions options);
 
   const ClientOptions& options() const { return options_; }
-  const std::shared_ptr<grpc::Channel>& channel() const { return channel_; }
-  v1::Simulation::Stub& stub() { return *stub_; }
+  std::shared_ptr<grpc::Channel> channel() const;
+  // The stub of the current host. A reference stays valid for the client's lifetime (stubs of
+  // earlier hosts are kept), so streams opened on it may finish there.
+  v1::Simulation::Stub& stub();
+  std::string address() const;
+
+  // After a failed call or ended stream: switches to where the session went (a SessionMoved
+  // detail), or to the next fallback address when the host went away (UNAVAILABLE, drained).
+  // True when the caller should try again (on the new host).
+  bool follow(const Error& error);
+  // Moves session `id` to the host at `target` (MigrateSession) and follows it there.
+  Result<v1::MigrateSessionResponse> migrate(const std::string& id, const std::string& target);
+  Result<v1::ServerStatus> server_status();
 
   // Waits until the channel is connected (or the timeout passes).
   bool wait_until_connected(std::chrono::milliseconds timeout);
@@ -78,10 +96,21 @@ class Client {
 
  private:
   std::unique_ptr<grpc::ClientContext> context() const;
+  void connect(const std::string& address);  // call with mutex_ held
+  // A call on a session, retried once on the host the session moved to.
+  template <typename Call>
+  grpc::Status session_call(Call&& call) {
+    grpc::Status status = call(stub());
+    if (!status.ok() && follow(Error::from(status))) status = call(stub());
+    return status;
+  }
 
   ClientOptions options_;
+  mutable std::mutex mutex_;
+  std::string address_;  // the current host
   std::shared_ptr<grpc::Channel> channel_;
-  std::unique_ptr<v1::Simulation::Stub> stub_;
+  v1::Simulation::Stub* stub_ = nullptr;
+  std::vector<std::unique_ptr<v1::Simulation::Stub>> stubs_;  // every host's, kept (see stub())
 };
 
 }  // namespace softbody::client

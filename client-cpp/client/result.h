@@ -13,10 +13,12 @@ namespace softbody::client {
 struct Error {
   grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
   std::string message;
+  // Set when the status says the session went to another host (its SessionMoved detail):
+  // reason "migrated" (moved_to names the new host's gRPC address) or "drained" (saved to the
+  // snapshot store; any host of the cluster restores it when asked).
+  std::string moved_reason{}, moved_to{};
 
-  static Error from(const grpc::Status& status) {
-    return {status.error_code(), status.error_message()};
-  }
+  static Error from(const grpc::Status& status);
   // "NOT_FOUND: session 'abc' not found"
   std::string to_string() const;
 };

@@ -1,15 +1,17 @@
 #include "client-cpp/client/state_subscription.h"
 
+#include "client-cpp/client/client.h"
+
 #include <algorithm>
 
 namespace softbody::client {
 
 namespace v1 = softbody::v1;
 
-StateSubscription::StateSubscription(v1::Simulation::Stub& stub, std::string session_id,
+StateSubscription::StateSubscription(Client& client, std::string session_id,
                                      SubscriptionOptions options, FrameHandler on_frame,
                                      EndHandler on_end)
-    : stub_(stub),
+    : client_(client),
       session_id_(std::move(session_id)),
       options_(options),
       on_frame_(std::move(on_frame)),
@@ -66,7 +68,7 @@ grpc::Status StateSubscription::read_one_stream(int connection, bool& got_frames
                                             : v1::POSITION_ENCODING_QUANTIZED);
   request.set_error_bound(options_.error_bound);
   request.set_keyframe_interval(options_.keyframe_interval);
-  auto reader = stub_.StreamState(&ctx, request);
+  auto reader = client_.stub().StreamState(&ctx, request);
 
   codec::FrameDecoder decoder;  // a new stream starts with a keyframe
   v1::StateFrame frame;
@@ -106,7 +108,14 @@ void StateSubscription::run() {
     bool got_frames = false;
     status = read_one_stream(connection, got_frames);
     if (got_frames) backoff = options_.initial_backoff;  // it worked for a while: start over
-    if (!options_.reconnect || !retryable(status.error_code())) break;
+    if (!options_.reconnect) break;
+    if (client_.follow(Error::from(status))) {
+      // Another host has (or will restore) the session: go there now.
+      backoff = options_.initial_backoff;
+      ++reconnects_;
+      continue;
+    }
+    if (!retryable(status.error_code())) break;
     std::unique_lock lock(mutex_);
     if (wake_.wait_for(lock, backoff, [this] { return stopping_; })) {
       status = {grpc::StatusCode::CANCELLED, "subscription stopped"};

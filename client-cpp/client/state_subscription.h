@@ -1,7 +1,8 @@
 // A live subscription to a session's state frames. Runs its own thread: reads frames, decodes them
 // with the shared codec, hands them on, and reconnects with exponential backoff when the stream
-// breaks for a transient reason (server restarting, network); a new stream starts with a
-// keyframe, so decoding resumes exactly.
+// breaks for a transient reason (server restarting, network) or the session moved to another host
+// (migrated, or drained to the snapshot store); a new stream starts with a keyframe, so decoding
+// resumes exactly.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -20,6 +21,8 @@
 #include "softbody/v1/simulation_service.grpc.pb.h"
 
 namespace softbody::client {
+
+class Client;
 
 struct SubscriptionOptions {
   double max_rate_hz = 60;
@@ -50,8 +53,9 @@ class StateSubscription {
   // Called once when the subscription ends for good (not retried, or stopped: CANCELLED).
   using EndHandler = std::function<void(const Error&)>;
 
-  StateSubscription(softbody::v1::Simulation::Stub& stub, std::string session_id,
-                    SubscriptionOptions options, FrameHandler on_frame, EndHandler on_end);
+  // Streams from `client`'s current host, following the session when it moves (Client::follow).
+  StateSubscription(Client& client, std::string session_id, SubscriptionOptions options,
+                    FrameHandler on_frame, EndHandler on_end);
   ~StateSubscription();
   StateSubscription(const StateSubscription&) = delete;
   StateSubscription& operator=(const StateSubscription&) = delete;
@@ -71,7 +75,7 @@ class StateSubscription {
   void run();
   grpc::Status read_one_stream(int connection, bool& got_frames);
 
-  softbody::v1::Simulation::Stub& stub_;
+  Client& client_;
   std::string session_id_;
   SubscriptionOptions options_;
   FrameHandler on_frame_;

@@ -173,7 +173,11 @@ void HapticLoop::tick(double time_s, double dt) {
     ++disconnected_ticks_;
     if (client_ && options_.reconnect && time_s >= next_reconnect_s_) {
       // Reopen with exponential backoff; non-blocking (gRPC's callback API).
-      if (stream_) ++reconnects_;
+      if (stream_) {
+        ++reconnects_;
+        // The session may have moved to another host: the client follows it before reopening.
+        if (auto error = stream_->end_error()) client_->follow(*error);
+      }
       open_stream();
       next_reconnect_s_ = time_s + reconnect_backoff_s_;
       reconnect_backoff_s_ = std::min(2 * reconnect_backoff_s_, 2.0);

@@ -1,0 +1,71 @@
+#include "server/migration.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include "server/api_error.h"
+#include "server/logging.h"
+#include "softbody/v1/simulation_service.grpc.pb.h"
+
+namespace softbody::server {
+namespace {
+
+std::unique_ptr<grpc::ClientContext> context_with_deadline(double seconds) {
+  auto context = std::make_unique<grpc::ClientContext>();
+  context->set_deadline(std::chrono::system_clock::now() +
+                        std::chrono::milliseconds(static_cast<long>(seconds * 1000)));
+  return context;
+}
+
+}  // namespace
+
+v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::string& id,
+                                           const std::string& target) {
+  const std::shared_ptr<Session> session = sessions.find(id);
+  if (target.empty()) invalid_argument("target", "is required (host:port of the receiving host)");
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(-1);
+  auto stub = v1::Simulation::NewStub(
+      grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args));
+
+  v1::ServerStatus status;
+  const grpc::Status reached =
+      stub->GetServerStatus(context_with_deadline(5).get(), v1::GetServerStatusRequest{}, &status);
+  if (!reached.ok())
+    throw ApiError(grpc::StatusCode::UNAVAILABLE,
+                   "target: cannot reach " + target + ": " + reached.error_message());
+  if (!status.accepting())
+    throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                   "target: " + target + " takes no sessions now: " + status.refusal());
+
+  const bool was_running = session->running;
+  sessions.pause(session);  // from here the state is final until the target has it
+  v1::StoredSession stored = sessions.stored_form(*session);
+  v1::CreateSessionRequest request;
+  *request.mutable_snapshot() = stored.snapshot();
+  request.set_session_id(id);
+  request.set_label(stored.label());
+  request.set_idle_timeout_s(stored.idle_timeout_s());
+  request.set_start_paused(!was_running);
+  v1::SessionInfo created;
+  const grpc::Status made = stub->CreateSession(context_with_deadline(30).get(), request, &created);
+  if (!made.ok()) {
+    if (was_running) sessions.resume(session);
+    spdlog::warn("event=migration_failed session={} target={} error={}", id, logfmt_value(target),
+                 logfmt_value(made.error_message()));
+    throw ApiError(made.error_code(),
+                   "target: " + target + " refused the session: " + made.error_message());
+  }
+  v1::MigrateSessionResponse response;
+  v1::SessionMoved& moved = *response.mutable_moved();
+  moved.set_session_id(id);
+  moved.set_grpc_address(status.grpc_address().empty() ? target : status.grpc_address());
+  moved.set_http_url(status.http_url());
+  moved.set_reason("migrated");
+  response.set_step(created.last_step().step());
+  sessions.hand_off(id, moved);
+  spdlog::info("event=session_migrated session={} to={} step={}", id, logfmt_value(target),
+               response.step());
+  return response;
+}
+
+}  // namespace softbody::server

@@ -1,0 +1,229 @@
+// Sessions that outlive their host: two (three) real servers on loopback. A session moved on
+// purpose (MigrateSession) and sessions drained on SIGTERM to a shared snapshot store continue on
+// another host under the same id, exactly from their snapshot (step, state and solver state), and
+// the clients' subscriptions and tools follow them.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "tests/client/client_test_support.h"
+
+namespace softbody::client {
+namespace {
+
+using testing::options_for;
+using testing::temp_path;
+using Clock = std::chrono::steady_clock;
+
+std::string address_of(const server::ServerProcess& s) {
+  return "127.0.0.1:" + std::to_string(s.grpc_port());
+}
+
+// Waits up to `seconds` for `condition`.
+template <typename Condition>
+bool eventually(Condition condition, double seconds = 30) {
+  const auto until = Clock::now() + std::chrono::milliseconds(static_cast<long>(seconds * 1000));
+  while (Clock::now() < until) {
+    if (condition()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return condition();
+}
+
+void expect_same_state(const v1::Snapshot& a, const v1::Snapshot& b) {
+  EXPECT_EQ(a.step(), b.step());
+  EXPECT_EQ(a.sim_time(), b.sim_time());
+  ASSERT_EQ(a.positions_size(), b.positions_size());
+  for (int i = 0; i < a.positions_size(); ++i) {
+    ASSERT_EQ(a.positions(i), b.positions(i)) << "coordinate " << i;
+    ASSERT_EQ(a.velocities(i), b.velocities(i)) << "coordinate " << i;
+  }
+  EXPECT_EQ(a.solver_state().SerializeAsString(), b.solver_state().SerializeAsString());
+}
+
+TEST(Cluster, AMigratedSessionContinuesExactlyOnTheOtherHostAndItsStreamsFollow) {
+  server::ServerProcess a(SOFTBODY_SERVER, SOFTBODY_SCENES, {});
+  server::ServerProcess b(SOFTBODY_SERVER, SOFTBODY_SCENES, {});
+  Client client(options_for(a));
+  const std::string id = client.create_session("default", {}, true).value().id();
+  ASSERT_TRUE(client.control(id, v1::CONTROL_ACTION_STEP, 30));
+
+  // A subscriber and a haptic tool on the session, through the client that talks to host A.
+  std::atomic<long> last_step{0};
+  std::atomic<int> last_connection{0};
+  auto subscription = client.subscribe(id, {}, [&](const DecodedFrame& f) {
+    last_step = f.stats.step();
+    last_connection = f.connection;
+  });
+  ASSERT_TRUE(eventually([&] { return last_step.load() == 30; }));
+  std::atomic<long> replies{0};
+  auto tool = client.interact(id, [&](const v1::ForceReply&, Clock::time_point) { ++replies; });
+  v1::ToolCommand command;
+  command.mutable_pose()->mutable_position()->set_y(1.0);  // far above the body: no contact
+  ASSERT_TRUE(tool->send(command));
+  ASSERT_TRUE(eventually([&] { return replies.load() > 0; }));
+
+  const v1::Snapshot before = client.snapshot(id).value();
+  const auto moved = client.migrate(id, address_of(b));
+  ASSERT_TRUE(moved) << moved.error().to_string();
+  EXPECT_EQ(moved->step(), 30);
+  EXPECT_EQ(moved->moved().grpc_address(), address_of(b));
+  EXPECT_EQ(moved->moved().http_url(), "http://127.0.0.1:" + std::to_string(b.http_port()));
+  EXPECT_EQ(client.address(), address_of(b));  // the client followed
+
+  // Host A no longer has it and says where it went; the tool stream there ended saying so too.
+  Client at_a(options_for(a));
+  v1::GetSessionRequest get;
+  get.set_session_id(id);
+  v1::SessionInfo ignored;
+  grpc::ClientContext ctx;
+  const Error gone = Error::from(at_a.stub().GetSession(&ctx, get, &ignored));
+  EXPECT_EQ(gone.code, grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(gone.moved_reason, "migrated");
+  EXPECT_EQ(gone.moved_to, address_of(b));
+  // The client's calls follow that answer by themselves.
+  EXPECT_TRUE(at_a.get_session(id));
+  EXPECT_EQ(at_a.address(), address_of(b));
+  ASSERT_TRUE(eventually([&] { return tool->ended(); }));
+  EXPECT_EQ(tool->end_error()->code, grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(tool->end_error()->moved_to, address_of(b));
+
+  // Same id on B, same step, same state and solver state.
+  Client at_b(options_for(b));
+  const v1::SessionInfo info = at_b.get_session(id).value();
+  EXPECT_EQ(info.last_step().step(), 30);
+  EXPECT_EQ(info.status(), v1::SESSION_STATUS_PAUSED);
+  expect_same_state(before, at_b.snapshot(id).value());
+
+  // Continues exactly: the migrated session and a second restore of the same snapshot, stepped
+  // alike on B, agree bit for bit.
+  v1::CreateSessionRequest again;
+  *again.mutable_snapshot() = before;
+  again.set_start_paused(true);
+  const std::string twin = at_b.create_session(again).value().id();
+  ASSERT_TRUE(at_b.control(id, v1::CONTROL_ACTION_STEP, 20));
+  ASSERT_TRUE(at_b.control(twin, v1::CONTROL_ACTION_STEP, 20));
+  v1::Snapshot migrated = at_b.snapshot(id).value(), reference = at_b.snapshot(twin).value();
+  EXPECT_EQ(migrated.step(), 50);
+  expect_same_state(migrated, reference);
+
+  // The subscription followed to B: frames of the steps made there, on a new connection.
+  ASSERT_TRUE(eventually([&] { return last_step.load() == 50; })) << last_step.load();
+  EXPECT_GE(last_connection.load(), 1);
+  EXPECT_TRUE(subscription->running());
+
+  // A migration to a host that is not there changes nothing.
+  const auto refused = at_b.migrate(id, "127.0.0.1:1");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(refused.error().message.find("target: cannot reach 127.0.0.1:1"), std::string::npos);
+  EXPECT_EQ(at_b.get_session(id).value().last_step().step(), 50);
+  subscription->stop();
+  EXPECT_EQ(a.terminate(), 0) << a.log();
+  EXPECT_EQ(b.terminate(), 0) << b.log();
+}
+
+TEST(Cluster, SessionsDrainedOnSigtermAreRestoredByTheHostAskedNext) {
+  const std::string store = temp_path("store");
+  std::filesystem::remove_all(store);
+  const std::vector<std::string> flags = {"--snapshot-store", store};
+  auto a = std::make_unique<server::ServerProcess>(SOFTBODY_SERVER, SOFTBODY_SCENES, flags);
+  auto b = std::make_unique<server::ServerProcess>(SOFTBODY_SERVER, SOFTBODY_SCENES, flags);
+
+  ClientOptions options = options_for(*a);
+  options.fallback_addresses = {address_of(*b)};
+  Client client(options);
+  const std::string running = client.create_session("knight").value().id();
+  const std::string paused = client.create_session("default", {}, true).value().id();
+  const std::string untouched = client.create_session("default", {}, true).value().id();
+  ASSERT_TRUE(client.control(paused, v1::CONTROL_ACTION_STEP, 25));
+  std::atomic<long> last_step{0};
+  std::atomic<int> last_connection{0};
+  auto subscription = client.subscribe(running, {}, [&](const DecodedFrame& f) {
+    last_step = f.stats.step();
+    last_connection = f.connection;
+  });
+  ASSERT_TRUE(eventually([&] { return last_step.load() > 5; }));
+  const v1::Snapshot paused_before = client.snapshot(paused).value();
+
+  EXPECT_EQ(a->terminate(), 0) << a->log();  // SIGTERM: drain to the store
+  EXPECT_NE(a->log().find("event=drained saved=3 of=3"), std::string::npos) << a->log();
+  const long step_at_drain = last_step.load();
+
+  // The subscriber's client moves on to B, which restores the session when asked for it, and the
+  // session runs on from where A left it.
+  ASSERT_TRUE(eventually([&] { return last_step.load() > step_at_drain + 5; }))
+      << last_step.load() << " " << b->log();
+  EXPECT_GE(last_connection.load(), 1);
+  EXPECT_EQ(client.address(), address_of(*b));
+  const v1::SessionInfo restored = client.get_session(paused).value();
+  EXPECT_EQ(restored.status(), v1::SESSION_STATUS_PAUSED);
+  expect_same_state(paused_before, client.snapshot(paused).value());
+  EXPECT_EQ(client.list_sessions().value().size(), 2u);  // the third waits in the store
+  EXPECT_TRUE(std::filesystem::exists(store + "/" + untouched + ".snapshot"));
+  subscription->stop();
+
+  // B drains too; a host started with --adopt-stored then restores all three at once.
+  EXPECT_EQ(b->terminate(), 0) << b->log();
+  std::vector<std::string> adopt = flags;
+  adopt.push_back("--adopt-stored");
+  server::ServerProcess c(SOFTBODY_SERVER, SOFTBODY_SCENES, adopt);
+  Client at_c(options_for(c));
+  EXPECT_EQ(at_c.list_sessions().value().size(), 3u);
+  expect_same_state(paused_before, at_c.snapshot(paused).value());
+  EXPECT_EQ(at_c.get_session(running).value().status(), v1::SESSION_STATUS_RUNNING);
+  for (const auto& entry : std::filesystem::directory_iterator(store))
+    ADD_FAILURE() << "left in the store: " << entry.path();
+  EXPECT_EQ(c.terminate(), 0) << c.log();
+  std::filesystem::remove_all(store);
+}
+
+TEST(Cluster, CapacityIsReportedAndAFullHostIsNotReady) {
+  server::ServerProcess s(SOFTBODY_SERVER, SOFTBODY_SCENES, {"--max-sessions", "2"});
+  Client client(options_for(s));
+  EXPECT_EQ(server::http_get(s.http_port(), "/readyz").first, 200);
+  ASSERT_TRUE(client.create_session("knight"));
+  ASSERT_TRUE(client.create_session("knight", {}, true));
+  const v1::ServerStatus status = client.server_status().value();
+  EXPECT_EQ(status.sessions(), 2);
+  EXPECT_EQ(status.running_sessions(), 1);
+  EXPECT_EQ(status.max_sessions(), 2);
+  EXPECT_EQ(status.free_sessions(), 0);
+  EXPECT_FALSE(status.accepting());
+  EXPECT_NE(status.refusal().find("--max-sessions"), std::string::npos);
+  EXPECT_EQ(status.grpc_address(), address_of(s));
+  const auto [code, body] = server::http_get(s.http_port(), "/readyz");
+  EXPECT_EQ(code, 503);
+  EXPECT_NE(body.find("maximum of 2 sessions"), std::string::npos);
+  EXPECT_EQ(server::http_get(s.http_port(), "/healthz").first, 200);  // alive, just full
+  const std::string json = server::http_get(s.http_port(), "/status").second;
+  EXPECT_NE(json.find("\"freeSessions\": 0"), std::string::npos) << json;
+  ASSERT_TRUE(eventually([&] { return client.server_status().value().load_cores() > 0; }));
+  const std::string metrics = server::http_get(s.http_port(), "/metrics").second;
+  EXPECT_NE(metrics.find("softbody_accepting 0"), std::string::npos);
+  EXPECT_NE(metrics.find("softbody_capacity_sessions 2"), std::string::npos);
+  const auto refused = client.create_session("knight");
+  EXPECT_EQ(refused.error().code, grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_EQ(s.terminate(), 0) << s.log();
+}
+
+// CPU admission: with a tiny --max-cpu-load one running session fills the host.
+TEST(Cluster, AHostWhoseCpuIsFullRefusesNewSessions) {
+  server::ServerProcess s(SOFTBODY_SERVER, SOFTBODY_SCENES,
+                          {"--max-cpu-load", "0.05", "--workers", "1"});
+  Client client(options_for(s));
+  ASSERT_TRUE(client.create_session("knight"));
+  ASSERT_TRUE(eventually([&] { return client.server_status().value().load_cores() >= 0.05; }));
+  const auto refused = client.create_session("knight");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(refused.error().message.find("CPU is full"), std::string::npos)
+      << refused.error().message;
+  EXPECT_EQ(server::http_get(s.http_port(), "/readyz").first, 503);
+  EXPECT_EQ(s.terminate(), 0) << s.log();
+}
+
+}  // namespace
+}  // namespace softbody::client
