@@ -63,5 +63,23 @@ run_vitest() {
 run_vitest "vitest (unit)"
 run_vitest "vitest (browser end-to-end)" --config e2e/vitest.config.ts
 
+# Container smoke test: the images built and run with Podman (skipped, saying so, without it;
+# SOFTBODY_SKIP_CONTAINER_SMOKE=1 skips it for quick local runs).
+if [ "${SOFTBODY_SKIP_CONTAINER_SMOKE:-0}" = 1 ]; then
+  echo "container smoke: skipped: SOFTBODY_SKIP_CONTAINER_SMOKE=1"
+else
+  smoke_log=$(mktemp)
+  tests/container/smoke.sh </dev/null 2>&1 | tee "$smoke_log"
+  smoke=$(grep -E "^container smoke: [0-9]+ passed, [0-9]+ failed" "$smoke_log" | tail -n 1)
+  if [ -n "$smoke" ]; then
+    total_passed=$((total_passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$smoke")))
+    total_failed=$((total_failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$smoke")))
+  elif ! grep -q "^container smoke: skipped" "$smoke_log"; then
+    echo "container smoke: no summary"
+    total_failed=$((total_failed + 1))
+  fi
+  rm -f "$smoke_log"
+fi
+
 echo "${total_passed} passed, ${total_failed} failed"
 [ "$total_failed" -eq 0 ]

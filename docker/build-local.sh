@@ -24,7 +24,8 @@ fi
 build() {
   local target=$1 name=$2
   echo "build-local: $name:$tag (target $target, -march=$arch, base $base)"
-  podman build --network host --layers -f docker/Dockerfile --target "$target" \
+  # Docker's image format: the OCI format has no HEALTHCHECK.
+  podman build --format docker --network host --layers -f docker/Dockerfile --target "$target" \
     --build-arg BASE_IMAGE="$base" --build-arg SOFTBODY_ARCH="$arch" \
     -t "localhost/$name:$tag" -t "localhost/$name:latest" .
 }

@@ -13,6 +13,7 @@ PACKAGES=(
   libglfw3-dev libgl-dev libgl1-mesa-dri libglm-dev libstb-dev xvfb xauth
   emscripten nodejs chromium fonts-liberation
   python3
+  podman debootstrap runc bc
 )
 
 missing=()
