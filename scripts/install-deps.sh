@@ -12,7 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev
   libglfw3-dev libgl-dev libgl1-mesa-dri libglm-dev libstb-dev xvfb xauth
   emscripten nodejs chromium fonts-liberation
-  python3
+  python3 python3-yaml
   podman debootstrap runc bc
 )
 

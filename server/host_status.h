@@ -14,6 +14,7 @@ struct HostIdentity {
   std::string host;          // the machine's (pod's) name
   std::string grpc_address;  // host:port clients and other hosts reach this host's gRPC at
   std::string http_url;      // base URL of the HTTP port (browser client, /ws)
+  bool advertised = false;   // given by the operator (--advertise-grpc): put in SessionInfo
 };
 
 // Set once the ports are known, read by request handlers.

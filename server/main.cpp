@@ -278,7 +278,8 @@ int main(int argc, char** argv) {
       {manager.host, advertised_address(advertise_grpc, grpc_address, grpc_port, manager.host),
        advertise_http.empty()
            ? "http://" + advertised_address("", http_address, http->port(), manager.host)
-           : advertise_http});
+           : advertise_http,
+       !advertise_grpc.empty()});
   if (adopt_stored) {
     const int adopted = sessions.adopt_all_stored();
     spdlog::info("event=adopted_stored sessions={}", adopted);

@@ -88,7 +88,14 @@ grpc::Status SimulationService::ListScenes(grpc::ServerContext*, const v1::ListS
 grpc::Status SimulationService::CreateSession(grpc::ServerContext*,
                                               const v1::CreateSessionRequest* request,
                                               v1::SessionInfo* info) {
-  return guarded("CreateSession", [&] { fill_session_info(*sessions_.create(*request), *info); });
+  return guarded("CreateSession", [&] {
+    fill_session_info(*sessions_.create(*request), *info);
+    const HostIdentity self = identity.get();
+    if (self.advertised) {
+      info->set_host_grpc_address(self.grpc_address);
+      info->set_host_http_url(self.http_url);
+    }
+  });
 }
 
 grpc::Status SimulationService::GetSession(grpc::ServerContext*,

@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
                  "tried in turn when one goes away (e.g. drained: its sessions are restored by "
                  "the host asked)")
       ->capture_default_str();
+  app.add_flag("--follow-host", client_options.follow_host,
+               "after 'create', talk to the host holding the session (clusters whose hosts run "
+               "with --advertise-grpc behind one load-balanced address)");
   app.add_option("--deadline", deadline_s, "seconds per request")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 3600.0));

@@ -179,6 +179,15 @@ Result<std::vector<v1::SceneEntry>> Client::list_scenes() {
 Result<v1::SessionInfo> Client::create_session(const v1::CreateSessionRequest& request) {
   v1::SessionInfo info;
   const grpc::Status status = stub().CreateSession(context().get(), request, &info);
+  if (status.ok() && options_.follow_host && !info.host_grpc_address().empty() &&
+      info.host_grpc_address() != address()) {
+    {
+      std::lock_guard lock(mutex_);
+      connect(info.host_grpc_address());
+    }
+    if (options_.on_switch)
+      options_.on_switch(info.host_grpc_address(), "the host that holds session " + info.id());
+  }
   return result(status, info);
 }
 

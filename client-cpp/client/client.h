@@ -28,6 +28,9 @@ struct ClientOptions {
   // Other hosts of the same cluster (sharing a snapshot store), tried in turn when the current one
   // goes away: a session drained there is restored by whichever host is asked for it.
   std::vector<std::string> fallback_addresses;
+  // After creating a session, talk to the host that holds it (SessionInfo.host_grpc_address, set
+  // by hosts started with --advertise-grpc) rather than the load-balanced address it came through.
+  bool follow_host = false;
   // Told when the client switches host (following a moved session or a host that went away).
   std::function<void(const std::string& address, const std::string& why)> on_switch;
   std::chrono::milliseconds deadline{10000};  // per unary call
