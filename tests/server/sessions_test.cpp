@@ -150,18 +150,26 @@ TEST_F(Sessions, SnapshotWithTheAutoSolverContinuesIdentically) {
   EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 40), 1e-4);
 }
 
+// Polls a session stepped at dt 0.1 ms (it cannot keep its schedule) until its tolerance reached
+// the default floor, 1e-3 (or 5 s passed).
+v1::SessionInfo wait_until_degraded_to_the_floor(v1::Simulation::Stub& stub,
+                                                 const std::string& id) {
+  v1::SessionInfo info;
+  for (int poll = 0; poll < 500; ++poll) {
+    info = get_session(stub, id);
+    if (info.settings().effective_tolerance() >= 1e-3 && info.last_step().tolerance() >= 1e-3)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return info;
+}
+
 // A session the real-time scheduler had degraded (its tolerance loosened to the floor, its factor
 // reused under that tolerance) continues bit for bit after a restore.
 TEST_F(Sessions, SnapshotOfADegradedSessionContinuesIdentically) {
   auto stub = server_->stub();
   const v1::SessionInfo s = create_session(*stub, "knight", false, {"dt=0.0001"});
-  v1::SessionInfo info;
-  for (int poll = 0; poll < 500; ++poll) {
-    info = get_session(*stub, s.id());
-    if (info.settings().effective_tolerance() >= 1e-3 && info.last_step().tolerance() >= 1e-3)
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  wait_until_degraded_to_the_floor(*stub, s.id());
   ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_PAUSE).ok());
   ASSERT_DOUBLE_EQ(snapshot(*stub, s.id()).effective_tolerance(), 1e-3);
   EXPECT_GT(expect_restored_continuation_identical(*stub, s.id(), 30), 0);
@@ -173,13 +181,7 @@ TEST_F(Sessions, SnapshotOfADegradedSessionContinuesIdentically) {
 TEST_F(Sessions, ALateSessionLoosensItsToleranceDownToTheFloorOnly) {
   auto stub = server_->stub();
   const v1::SessionInfo s = create_session(*stub, "knight", false, {"dt=0.0001"});
-  v1::SessionInfo info;
-  for (int poll = 0; poll < 500; ++poll) {
-    info = get_session(*stub, s.id());
-    if (info.settings().effective_tolerance() >= 1e-3 && info.last_step().tolerance() >= 1e-3)
-      break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
+  const v1::SessionInfo info = wait_until_degraded_to_the_floor(*stub, s.id());
   EXPECT_DOUBLE_EQ(info.settings().tolerance(), 1e-6);
   EXPECT_DOUBLE_EQ(info.settings().effective_tolerance(), 1e-3);  // the default floor
   EXPECT_DOUBLE_EQ(info.last_step().tolerance(), 1e-3);
