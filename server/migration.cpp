@@ -39,13 +39,8 @@ v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::
 
   const bool was_running = session->running;
   sessions.pause(session);  // from here the state is final until the target has it
-  v1::StoredSession stored = sessions.stored_form(*session);
-  v1::CreateSessionRequest request;
-  *request.mutable_snapshot() = stored.snapshot();
-  request.set_session_id(id);
-  request.set_label(stored.label());
-  request.set_idle_timeout_s(stored.idle_timeout_s());
-  request.set_start_paused(!was_running);
+  const v1::CreateSessionRequest request =
+      restore_request(sessions.stored_form(*session, was_running));
   v1::SessionInfo created;
   const grpc::Status made = stub->CreateSession(context_with_deadline(30).get(), request, &created);
   if (!made.ok()) {

@@ -302,11 +302,6 @@ void Session::restore(const SessionSnapshot& snapshot) {
                                                " vertices, the scene " +
                                                std::to_string(state_.p.size()));
   }
-  if (!snapshot.solver.factored_diagonal.empty() &&
-      snapshot.solver.factored_diagonal.size() != state.p.size()) {
-    invalid_argument("snapshot.solver_state.factored_diagonal",
-                     "needs 9 values per vertex (" + std::to_string(9 * state.p.size()) + ")");
-  }
   state_ = state;
   if (snapshot.effective_tolerance > 0)
     effective_tolerance_ =

@@ -385,14 +385,18 @@ std::shared_ptr<Session> SessionManager::adopt_from_store(const std::string& id)
   }
 }
 
-std::shared_ptr<Session> SessionManager::adopt(const v1::StoredSession& stored) {
+v1::CreateSessionRequest restore_request(const v1::StoredSession& stored) {
   v1::CreateSessionRequest request;
   *request.mutable_snapshot() = stored.snapshot();
   request.set_session_id(stored.session_id());
   request.set_label(stored.label());
   request.set_idle_timeout_s(stored.idle_timeout_s());
   request.set_start_paused(!stored.running());
-  auto session = create(request);
+  return request;
+}
+
+std::shared_ptr<Session> SessionManager::adopt(const v1::StoredSession& stored) {
+  auto session = create(restore_request(stored));
   // A timeout of 0 was the preloaded session's "never": keep it.
   if (stored.idle_timeout_s() == 0) session->idle_timeout_s = 0;
   spdlog::info("event=session_adopted session={} step={} from_host={} running={}",
@@ -414,12 +418,12 @@ int SessionManager::adopt_all_stored() {
   return adopted;
 }
 
-v1::StoredSession SessionManager::stored_form(Session& s) const {
+v1::StoredSession SessionManager::stored_form(Session& s, bool was_running) const {
   v1::StoredSession stored;
   stored.set_session_id(s.id());
   stored.set_label(s.label());
   stored.set_idle_timeout_s(s.idle_timeout_s);
-  stored.set_running(s.running);
+  stored.set_running(was_running);
   to_proto(s.snapshot(), *stored.mutable_snapshot());
   stored.set_saved_by(options_.host);
   stored.set_saved_at_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -460,10 +464,8 @@ int SessionManager::drain_to_store() {
   for (const auto& s : sessions) {
     const bool was_running = s->running;
     s->pause_stepping();  // the state is final from here on
-    v1::StoredSession stored = stored_form(*s);
-    stored.set_running(was_running);
     try {
-      store_->save(stored);
+      store_->save(stored_form(*s, was_running));
       ++saved;
       v1::SessionMoved moved;
       moved.set_session_id(s->id());

@@ -35,6 +35,10 @@ struct SceneListing {
   std::string name, description;
 };
 
+// The CreateSession request that restores a stored session on any host: its snapshot under its
+// own id, label and timeout, running if it was.
+v1::CreateSessionRequest restore_request(const v1::StoredSession& stored);
+
 class SessionManager {
  public:
   SessionManager(ManagerOptions options, Scheduler& scheduler, Metrics& metrics);
@@ -61,8 +65,9 @@ class SessionManager {
   std::shared_ptr<Session> adopt(const v1::StoredSession& stored);
   // Restores every session in the store (at start with --adopt-stored); returns how many.
   int adopt_all_stored();
-  // A snapshot of session `s` as stored (its id, label, timeout, whether it was running).
-  v1::StoredSession stored_form(Session& s) const;
+  // Session `s` (paused, so its state is final) as stored: snapshot, id, label, timeout, and
+  // `was_running`, whether it ran before it was paused (the restored session does again).
+  v1::StoredSession stored_form(Session& s, bool was_running) const;
   // Removes a session that now lives elsewhere: its streams end with UNAVAILABLE and the
   // SessionMoved detail, and later requests naming it get NOT_FOUND with the same detail.
   void hand_off(const std::string& id, const v1::SessionMoved& moved);

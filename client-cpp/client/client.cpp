@@ -114,28 +114,30 @@ std::string Client::address() const {
   return address_;
 }
 
-bool Client::follow(const Error& error) {
-  std::string next, why;
+bool Client::switch_to(const std::string& address, const std::string& why) {
   {
     std::lock_guard lock(mutex_);
-    if (!error.moved_to.empty() && error.moved_to != address_) {
-      next = error.moved_to;
-      why = "the session moved there (" + error.moved_reason + ")";
-    } else if ((error.moved_reason == "drained" || error.code == grpc::StatusCode::UNAVAILABLE) &&
-               !options_.fallback_addresses.empty()) {
-      // The host went away: the next address of the list (the primary one included).
-      std::vector<std::string> all = {options_.address};
-      all.insert(all.end(), options_.fallback_addresses.begin(), options_.fallback_addresses.end());
-      const auto it = std::find(all.begin(), all.end(), address_);
-      next = it == all.end() || it + 1 == all.end() ? all.front() : *(it + 1);
-      why = error.moved_reason == "drained" ? "the session was drained to the snapshot store"
-                                            : "the host is unavailable";
-    }
-    if (next.empty() || next == address_) return false;
-    connect(next);
+    if (address.empty() || address == address_) return false;
+    connect(address);
   }
-  if (options_.on_switch) options_.on_switch(next, why);
+  if (options_.on_switch) options_.on_switch(address, why);
   return true;
+}
+
+bool Client::follow(const Error& error) {
+  if (!error.moved_to.empty())
+    return switch_to(error.moved_to, "the session moved there (" + error.moved_reason + ")");
+  if ((error.moved_reason != "drained" && error.code != grpc::StatusCode::UNAVAILABLE) ||
+      options_.fallback_addresses.empty())
+    return false;
+  // The host went away: the next address of the list (the primary one included).
+  std::vector<std::string> all = {options_.address};
+  all.insert(all.end(), options_.fallback_addresses.begin(), options_.fallback_addresses.end());
+  const auto it = std::find(all.begin(), all.end(), address());
+  const std::string next = it == all.end() || it + 1 == all.end() ? all.front() : *(it + 1);
+  return switch_to(next, error.moved_reason == "drained"
+                             ? "the session was drained to the snapshot store"
+                             : "the host is unavailable");
 }
 
 Result<v1::MigrateSessionResponse> Client::migrate(const std::string& id,
@@ -179,15 +181,8 @@ Result<std::vector<v1::SceneEntry>> Client::list_scenes() {
 Result<v1::SessionInfo> Client::create_session(const v1::CreateSessionRequest& request) {
   v1::SessionInfo info;
   const grpc::Status status = stub().CreateSession(context().get(), request, &info);
-  if (status.ok() && options_.follow_host && !info.host_grpc_address().empty() &&
-      info.host_grpc_address() != address()) {
-    {
-      std::lock_guard lock(mutex_);
-      connect(info.host_grpc_address());
-    }
-    if (options_.on_switch)
-      options_.on_switch(info.host_grpc_address(), "the host that holds session " + info.id());
-  }
+  if (status.ok() && options_.follow_host)
+    switch_to(info.host_grpc_address(), "the host that holds session " + info.id());
   return result(status, info);
 }
 

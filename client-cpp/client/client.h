@@ -100,6 +100,8 @@ class Client {
  private:
   std::unique_ptr<grpc::ClientContext> context() const;
   void connect(const std::string& address);  // call with mutex_ held
+  // Talks to `address` from now on (and tells on_switch why); false if it is the current host.
+  bool switch_to(const std::string& address, const std::string& why);
   // A call on a session, retried once on the host the session moved to.
   template <typename Call>
   grpc::Status session_call(Call&& call) {

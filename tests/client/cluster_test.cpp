@@ -32,6 +32,19 @@ bool eventually(Condition condition, double seconds = 30) {
   return condition();
 }
 
+// The step and connection number of the newest frame a subscription received.
+struct Watched {
+  std::atomic<long> step{0};
+  std::atomic<int> connection{0};
+};
+
+std::unique_ptr<StateSubscription> watch(Client& client, const std::string& id, Watched& w) {
+  return client.subscribe(id, {}, [&w](const DecodedFrame& f) {
+    w.step = f.stats.step();
+    w.connection = f.connection;
+  });
+}
+
 void expect_same_state(const v1::Snapshot& a, const v1::Snapshot& b) {
   EXPECT_EQ(a.step(), b.step());
   EXPECT_EQ(a.sim_time(), b.sim_time());
@@ -51,12 +64,10 @@ TEST(Cluster, AMigratedSessionContinuesExactlyOnTheOtherHostAndItsStreamsFollow)
   ASSERT_TRUE(client.control(id, v1::CONTROL_ACTION_STEP, 30));
 
   // A subscriber and a haptic tool on the session, through the client that talks to host A.
-  std::atomic<long> last_step{0};
-  std::atomic<int> last_connection{0};
-  auto subscription = client.subscribe(id, {}, [&](const DecodedFrame& f) {
-    last_step = f.stats.step();
-    last_connection = f.connection;
-  });
+  Watched watched;
+  auto subscription = watch(client, id, watched);
+  const std::atomic<long>& last_step = watched.step;
+  const std::atomic<int>& last_connection = watched.connection;
   ASSERT_TRUE(eventually([&] { return last_step.load() == 30; }));
   std::atomic<long> replies{0};
   auto tool = client.interact(id, [&](const v1::ForceReply&, Clock::time_point) { ++replies; });
@@ -139,12 +150,10 @@ TEST(Cluster, SessionsDrainedOnSigtermAreRestoredByTheHostAskedNext) {
   const std::string paused = client.create_session("default", {}, true).value().id();
   const std::string untouched = client.create_session("default", {}, true).value().id();
   ASSERT_TRUE(client.control(paused, v1::CONTROL_ACTION_STEP, 25));
-  std::atomic<long> last_step{0};
-  std::atomic<int> last_connection{0};
-  auto subscription = client.subscribe(running, {}, [&](const DecodedFrame& f) {
-    last_step = f.stats.step();
-    last_connection = f.connection;
-  });
+  Watched watched;
+  auto subscription = watch(client, running, watched);
+  const std::atomic<long>& last_step = watched.step;
+  const std::atomic<int>& last_connection = watched.connection;
   ASSERT_TRUE(eventually([&] { return last_step.load() > 5; }));
   const v1::Snapshot paused_before = client.snapshot(paused).value();
 
