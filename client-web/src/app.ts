@@ -4,7 +4,8 @@
 // another server; `?session=ID` joins a session at once (a link an instructor can share).
 import type { SessionInfo, Topology } from "./gen/softbody/v1/session_pb";
 import { ControlAction, SessionStatus } from "./gen/softbody/v1/session_pb";
-import { StreamEnded_Stream } from "./gen/softbody/v1/gateway_pb";
+import { StreamEnded_Stream, type StreamEnded } from "./gen/softbody/v1/gateway_pb";
+import type { SessionMoved } from "./gen/softbody/v1/cluster_pb";
 import type { StateFrame } from "./gen/softbody/v1/state_pb";
 import type { ForceReply } from "./gen/softbody/v1/interact_pb";
 import { FramePipeline } from "./codec/frame_pipeline";
@@ -30,6 +31,7 @@ export interface AppProbe {
   lastStep: number;
   renderFps: number;
   lastError: string;
+  server: string;  // the gateway URL the page is connected to (changes when a session moves)
   lastForce: number;
   roundTripMs: number;
   maxDisplacement: number;  // largest |x - rest| on screen [m]
@@ -37,7 +39,7 @@ export interface AppProbe {
 }
 
 export class App {
-  private readonly client: GatewayClient;
+  private client: GatewayClient;
   private readonly view: BodyView;
   private readonly tools: ToolController;
   private readonly hud: Hud;
@@ -57,6 +59,7 @@ export class App {
     lastStep: -1,
     renderFps: 0,
     lastError: "",
+    server: "",
     lastForce: 0,
     roundTripMs: NaN,
     maxDisplacement: 0,
@@ -65,29 +68,70 @@ export class App {
 
   constructor() {
     const params = new URLSearchParams(location.search);
-    const server = params.get("server") ?? location.host;
     const scheme = location.protocol === "https:" ? "wss" : "ws";
-    this.client = new GatewayClient(`${scheme}://${server}/ws`, {
-      onState: (state, detail) => this.onConnection(state, detail),
-      onFrame: (frame, bytes) => this.onFrame(frame, bytes),
-      onForce: (reply) => this.onForce(reply),
-      onStreamEnded: (ended) => {
-        if (ended.sessionId !== this.sessionId) return;
-        if (ended.stream !== StreamEnded_Stream.STATE) return;
-        if (ended.code === 14) {
-          // The server is going away: keep the session and try it again after the reconnect.
-          this.showError(`The server closed the stream (${ended.message}); reconnecting…`);
-          return;
-        }
-        this.showError(`The session ended: ${ended.message}`);
-        this.clearSession();
-      },
-    });
+    this.client = this.connectTo(`${scheme}://${params.get("server") ?? location.host}/ws`);
     this.view = new BodyView($("view") as HTMLCanvasElement);
     this.tools = new ToolController(this.view);
     this.hud = new Hud($("hud"), $("chart") as HTMLCanvasElement);
     // Computed when read (a pass over the vertices), not on every displayed frame.
     Object.defineProperty(this.probe, "bodyOnScreen", { enumerable: true, get: () => this.view.bodyPointOnScreen() });
+  }
+
+  // A gateway connection whose events reach the page only while it is the current one (after a
+  // session moved, the old host's late events must not touch the new session).
+  private connectTo(url: string): GatewayClient {
+    const client: GatewayClient = new GatewayClient(url, {
+      onState: (state, detail) => client === this.client && this.onConnection(state, detail),
+      onFrame: (frame, bytes) => client === this.client && this.onFrame(frame, bytes),
+      onForce: (reply) => client === this.client && this.onForce(reply),
+      onStreamEnded: (ended) => client === this.client && this.onStreamEnded(ended),
+    });
+    this.probe.server = url;
+    return client;
+  }
+
+  private onStreamEnded(ended: StreamEnded): void {
+    if (ended.sessionId !== this.sessionId) return;
+    if (ended.stream !== StreamEnded_Stream.STATE) return;
+    if (ended.moved?.httpUrl) {
+      void this.follow(ended.moved);
+      return;
+    }
+    if (ended.code === 14) {
+      // The server is going away (drained to the snapshot store, or restarting): keep the
+      // session and ask for it again after the reconnect; a host behind the same address
+      // restores it from the store.
+      this.showError(`The server closed the stream (${ended.message}); reconnecting…`);
+      return;
+    }
+    this.showError(`The session ended: ${ended.message}`);
+    this.clearSession();
+  }
+
+  // The session went to another host (migration): connect to that host's gateway, join the same
+  // session there, and put the host in the address bar so a reload or a shared link finds it.
+  private async follow(moved: SessionMoved): Promise<void> {
+    let target: URL;
+    try {
+      target = new URL(moved.httpUrl);
+    } catch {
+      this.showError(`Session ${moved.sessionId} moved to an unusable address '${moved.httpUrl}'.`);
+      return;
+    }
+    const scheme = target.protocol === "https:" ? "wss" : "ws";
+    const url = `${scheme}://${target.host}/ws`;
+    if (url === this.client.url) return;  // already there
+    this.showError(`Session ${moved.sessionId} moved to ${target.host} (${moved.reason || "moved"}); following it…`);
+    this.sessionId = moved.sessionId;
+    const old = this.client;
+    this.client = this.connectTo(url);
+    old.close();
+    this.wasDisconnected = true;  // the new connection's first open rejoins the session
+    const address = new URL(location.href);
+    if (target.host === location.host) address.searchParams.delete("server");
+    else address.searchParams.set("server", target.host);
+    history.replaceState(null, "", address);
+    await this.client.connect();
   }
 
   async start(): Promise<void> {
@@ -260,9 +304,16 @@ export class App {
   }
 
   async join(id: string): Promise<void> {
-    const reply = await this.client.request({ case: "getTopology", value: { sessionId: id } });
+    let reply;
+    try {
+      reply = await this.client.request({ case: "getTopology", value: { sessionId: id } });
+    } catch (e) {
+      // A link to the host a session left: the old host says where it went.
+      if (e instanceof GatewayError && e.moved?.httpUrl) return this.follow(e.moved);
+      throw e;
+    }
     if (reply.body.case !== "topology") throw new Error("unexpected reply to getTopology");
-    this.setBody(reply.body.value);
+    this.setBody(reply.body.value, id === this.sessionId);
     this.sessionId = id;
     this.probe.sessionId = id;
     await this.subscribe(id);
@@ -278,7 +329,7 @@ export class App {
     if (reply.body.case === "session") this.applyInfo(reply.body.value);
   }
 
-  private setBody(topology: Topology): void {
+  private setBody(topology: Topology, rejoined: boolean): void {
     const ids = Uint32Array.from(topology.surfaceVertexIds);
     const triangles = Uint32Array.from(topology.surfaceTriangles);
     const rest = new Float32Array(3 * ids.length);
@@ -289,7 +340,7 @@ export class App {
     this.view.setBody(triangles, rest, this.pipeline.positions, this.pipeline.normals);
     const b = topology.restBounds;
     const size = b?.min && b?.max ? Math.hypot(b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z) : 0.1;
-    this.tools.setBody(ids, size);
+    this.tools.setBody(ids, size, rejoined);
   }
 
   private async leave(): Promise<void> {

@@ -9,6 +9,7 @@ import {
   type ServerMessage,
   type StreamEnded,
 } from "../gen/softbody/v1/gateway_pb";
+import type { SessionMoved } from "../gen/softbody/v1/cluster_pb";
 import type { ForceReply, ToolCommandSchema } from "../gen/softbody/v1/interact_pb";
 import type { StateFrame } from "../gen/softbody/v1/state_pb";
 import { Backoff } from "./backoff";
@@ -39,6 +40,8 @@ export class GatewayError extends Error {
   constructor(
     readonly code: number,
     message: string,
+    // Set when the session named in the request lives on another host now (rejoin it there).
+    readonly moved?: SessionMoved,
   ) {
     super(message);
     this.name = "GatewayError";
@@ -74,7 +77,7 @@ export class GatewayClient {
   state: ConnectionState = "closed";
 
   constructor(
-    private readonly url: string,
+    readonly url: string,
     private readonly events: GatewayEvents = {},
     private readonly WebSocketImpl: WebSocketConstructor = globalThis.WebSocket,
     private readonly backoff = new Backoff(),
@@ -188,7 +191,7 @@ export class GatewayClient {
     if (!pending) return;
     this.pending.delete(message.requestId);
     clearTimeout(pending.timer);
-    if (body.case === "error") pending.reject(new GatewayError(body.value.code, body.value.message));
+    if (body.case === "error") pending.reject(new GatewayError(body.value.code, body.value.message, body.value.moved));
     else pending.resolve(message);
   }
 

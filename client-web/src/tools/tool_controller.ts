@@ -56,7 +56,10 @@ export class ToolController {
     canvas.addEventListener("wheel", (e) => this.onWheel(e), { passive: false });
   }
 
-  setBody(surfaceIds: Uint32Array, bodySize: number): void {
+  // `sameBody`: the session was joined again (after a reconnect or a move to another host), so
+  // a grab the user still holds goes on pulling the same vertex.
+  setBody(surfaceIds: Uint32Array, bodySize: number, sameBody = false): void {
+    if (sameBody && this.surfaceIds.length === surfaceIds.length) return;
     this.surfaceIds = surfaceIds;
     this.bodySize = bodySize;
     this.pokeDepth = 1.7 * bodySize;
