@@ -345,8 +345,8 @@ std::shared_ptr<Session> SessionManager::find(const std::string& id) {
       it->second->touch();
       return it->second;
     }
-    if (auto m = moved_.find(id); m != moved_.end()) {
-      const v1::SessionMoved& moved = m->second;
+    if (auto m = moved_.find(id, MovedSessions::Clock::now())) {
+      const v1::SessionMoved& moved = *m;
       const grpc::Status status = v1::status_with_moved(
           grpc::StatusCode::NOT_FOUND,
           "session_id: session '" + id + "' moved to " +
@@ -440,7 +440,7 @@ void SessionManager::hand_off(const std::string& id, const v1::SessionMoved& mov
     if (it == sessions_.end()) return;
     session = it->second;
     sessions_.erase(it);
-    moved_[id] = moved;
+    moved_.add(id, moved, MovedSessions::Clock::now());
   }
   session->pause_stepping();
   const std::string where = moved.grpc_address().empty() ? "the snapshot store (reconnect to "

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "server/capacity.h"
+#include "server/moved_sessions.h"
 #include "server/scheduler.h"
 #include "server/session.h"
 #include "server/snapshot_store.h"
@@ -102,7 +103,7 @@ class SessionManager {
 
   mutable std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
-  std::map<std::string, v1::SessionMoved> moved_;  // sessions handed to other hosts
+  MovedSessions moved_;  // sessions handed to other hosts
   bool shutting_down_ = false;
   std::unique_ptr<SnapshotStore> store_;
   std::mutex adopt_mutex_;  // one store restore at a time (two requests for one drained session)

@@ -1,7 +1,6 @@
 // softbody-client [--server ADDR] COMMAND: sessions, live statistics and the haptic loop from a
 // terminal (docs/client-cpp.md).
 #include <CLI/CLI.hpp>
-#include <sstream>
 
 #include "client-cpp/cli/commands.h"
 
@@ -108,14 +107,7 @@ int main(int argc, char** argv) {
   status_cmd->add_flag("--json", json, "JSON output");
 
   CLI11_PARSE(app, argc, argv);
-  {
-    std::stringstream list(servers);
-    std::string address;
-    std::getline(list, address, ',');
-    client_options.address = address;
-    while (std::getline(list, address, ','))
-      if (!address.empty()) client_options.fallback_addresses.push_back(address);
-  }
+  client_options.set_servers(servers);
   client_options.on_switch = [](const std::string& address, const std::string& why) {
     std::fprintf(stderr, "softbody-client: now talking to %s: %s\n", address.c_str(), why.c_str());
   };

@@ -104,9 +104,24 @@ std::shared_ptr<grpc::Channel> Client::channel() const {
   return channel_;
 }
 
+void ClientOptions::set_servers(const std::string& comma_separated) {
+  std::stringstream list(comma_separated);
+  std::string host;
+  std::getline(list, host, ',');
+  address = host;
+  fallback_addresses.clear();
+  while (std::getline(list, host, ','))
+    if (!host.empty()) fallback_addresses.push_back(host);
+}
+
 v1::Simulation::Stub& Client::stub() {
   std::lock_guard lock(mutex_);
   return *stub_;
+}
+
+Client::Host Client::host() {
+  std::lock_guard lock(mutex_);
+  return {*stub_, address_};
 }
 
 std::string Client::address() const {
@@ -124,20 +139,35 @@ bool Client::switch_to(const std::string& address, const std::string& why) {
   return true;
 }
 
-bool Client::follow(const Error& error) {
-  if (!error.moved_to.empty())
-    return switch_to(error.moved_to, "the session moved there (" + error.moved_reason + ")");
-  if ((error.moved_reason != "drained" && error.code != grpc::StatusCode::UNAVAILABLE) ||
-      options_.fallback_addresses.empty())
-    return false;
-  // The host went away: the next address of the list (the primary one included).
-  std::vector<std::string> all = {options_.address};
-  all.insert(all.end(), options_.fallback_addresses.begin(), options_.fallback_addresses.end());
-  const auto it = std::find(all.begin(), all.end(), address());
-  const std::string next = it == all.end() || it + 1 == all.end() ? all.front() : *(it + 1);
-  return switch_to(next, error.moved_reason == "drained"
-                             ? "the session was drained to the snapshot store"
-                             : "the host is unavailable");
+bool Client::follow(const Error& error, const std::string& asked_host) {
+  std::string target, why;
+  {
+    std::lock_guard lock(mutex_);
+    // Several streams of this client see the same host go away; the first to report it moves
+    // the client, and the others only try again where it went (rotating once per report would
+    // walk past the host that has the session).
+    const bool moved_on = !asked_host.empty() && asked_host != address_;
+    if (!error.moved_to.empty()) {
+      target = error.moved_to;
+      why = "the session moved there (" + error.moved_reason + ")";
+    } else if ((error.moved_reason == "drained" || error.code == grpc::StatusCode::UNAVAILABLE) &&
+               !options_.fallback_addresses.empty()) {
+      if (moved_on) return true;
+      // The host went away: the next address of the list (the primary one included).
+      std::vector<std::string> all = {options_.address};
+      all.insert(all.end(), options_.fallback_addresses.begin(), options_.fallback_addresses.end());
+      const auto it = std::find(all.begin(), all.end(), address_);
+      target = it == all.end() || it + 1 == all.end() ? all.front() : *(it + 1);
+      why = error.moved_reason == "drained" ? "the session was drained to the snapshot store"
+                                            : "the host is unavailable";
+    } else {
+      return false;
+    }
+    if (target == address_) return moved_on;
+    connect(target);
+  }
+  if (options_.on_switch) options_.on_switch(target, why);
+  return true;
 }
 
 Result<v1::MigrateSessionResponse> Client::migrate(const std::string& id,
@@ -308,7 +338,9 @@ std::unique_ptr<StateSubscription> Client::subscribe(const std::string& id,
 std::unique_ptr<ToolStream> Client::interact(const std::string& id,
                                              ToolStream::ReplyHandler on_reply,
                                              ToolStream::EndHandler on_end) {
-  return std::make_unique<ToolStream>(stub(), id, std::move(on_reply), std::move(on_end));
+  Host h = host();
+  return std::make_unique<ToolStream>(h.stub, id, std::move(on_reply), std::move(on_end),
+                                      std::move(h.address));
 }
 
 }  // namespace softbody::client

@@ -35,6 +35,9 @@ struct ClientOptions {
   std::function<void(const std::string& address, const std::string& why)> on_switch;
   std::chrono::milliseconds deadline{10000};  // per unary call
   int max_message_mb = 64;                    // receive limit (snapshots of large bodies)
+
+  // Sets `address` and `fallback_addresses` from a command line's "A,B,C" (A first).
+  void set_servers(const std::string& comma_separated);
 };
 
 // The surface the server streams, with the rest shape.
@@ -60,11 +63,18 @@ class Client {
   // earlier hosts are kept), so streams opened on it may finish there.
   v1::Simulation::Stub& stub();
   std::string address() const;
+  // The current host's stub and address, read together (a stream remembers where it went).
+  struct Host {
+    v1::Simulation::Stub& stub;
+    std::string address;
+  };
+  Host host();
 
   // After a failed call or ended stream: switches to where the session went (a SessionMoved
   // detail), or to the next fallback address when the host went away (UNAVAILABLE, drained).
-  // True when the caller should try again (on the new host).
-  bool follow(const Error& error);
+  // True when the caller should try again (on the new host). `asked_host`: the address the
+  // failed call went to; when the client has left it already, the call just tries again.
+  bool follow(const Error& error, const std::string& asked_host = {});
   // Moves session `id` to the host at `target` (MigrateSession) and follows it there.
   Result<v1::MigrateSessionResponse> migrate(const std::string& id, const std::string& target);
   Result<v1::ServerStatus> server_status();
@@ -105,8 +115,9 @@ class Client {
   // A call on a session, retried once on the host the session moved to.
   template <typename Call>
   grpc::Status session_call(Call&& call) {
-    grpc::Status status = call(stub());
-    if (!status.ok() && follow(Error::from(status))) status = call(stub());
+    Host asked = host();
+    grpc::Status status = call(asked.stub);
+    if (!status.ok() && follow(Error::from(status), asked.address)) status = call(stub());
     return status;
   }
 

@@ -68,7 +68,9 @@ grpc::Status StateSubscription::read_one_stream(int connection, bool& got_frames
                                             : v1::POSITION_ENCODING_QUANTIZED);
   request.set_error_bound(options_.error_bound);
   request.set_keyframe_interval(options_.keyframe_interval);
-  auto reader = client_.stub().StreamState(&ctx, request);
+  Client::Host host = client_.host();
+  stream_host_ = host.address;
+  auto reader = host.stub.StreamState(&ctx, request);
 
   codec::FrameDecoder decoder;  // a new stream starts with a keyframe
   v1::StateFrame frame;
@@ -109,7 +111,7 @@ void StateSubscription::run() {
     status = read_one_stream(connection, got_frames);
     if (got_frames) backoff = options_.initial_backoff;  // it worked for a while: start over
     if (!options_.reconnect) break;
-    if (client_.follow(Error::from(status))) {
+    if (client_.follow(Error::from(status), stream_host_)) {
       // Another host has (or will restore) the session: go there now.
       backoff = options_.initial_backoff;
       ++reconnects_;

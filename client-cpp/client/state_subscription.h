@@ -13,6 +13,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -88,6 +89,7 @@ class StateSubscription {
   std::optional<Error> end_error_;                 // guarded by mutex_
   std::atomic<bool> ended_{false};
   std::atomic<long> frames_{0}, reconnects_{0}, decode_errors_{0};
+  std::string stream_host_;  // where the current stream went (the subscription's thread only)
   std::thread thread_;
 };
 

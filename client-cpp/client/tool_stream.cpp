@@ -5,8 +5,9 @@ namespace softbody::client {
 namespace v1 = softbody::v1;
 
 ToolStream::ToolStream(v1::Simulation::Stub& stub, std::string session_id, ReplyHandler on_reply,
-                       EndHandler on_end)
+                       EndHandler on_end, std::string host)
     : session_id_(std::move(session_id)),
+      host_(std::move(host)),
       on_reply_(std::move(on_reply)),
       on_end_(std::move(on_end)) {
   stub.async()->Interact(&context_, this);

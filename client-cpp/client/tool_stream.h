@@ -11,6 +11,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
 
 #include "client-cpp/client/result.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
@@ -24,8 +25,9 @@ class ToolStream
       std::function<void(const softbody::v1::ForceReply&, std::chrono::steady_clock::time_point)>;
   using EndHandler = std::function<void(const Error&)>;  // OK status when closed cleanly
 
+  // `host`: the address the stub talks to (for Client::follow when the stream ends).
   ToolStream(softbody::v1::Simulation::Stub& stub, std::string session_id, ReplyHandler on_reply,
-             EndHandler on_end);
+             EndHandler on_end, std::string host = {});
   ~ToolStream() override;
   ToolStream(const ToolStream&) = delete;
   ToolStream& operator=(const ToolStream&) = delete;
@@ -39,6 +41,7 @@ class ToolStream
 
   bool ended() const { return ended_.load(); }
   std::optional<Error> end_error() const;
+  const std::string& host() const { return host_; }
   long sent() const { return sent_.load(); }
   long coalesced() const { return coalesced_.load(); }
   long received() const { return received_.load(); }
@@ -61,6 +64,7 @@ class ToolStream
   void start(Next next);
 
   std::string session_id_;
+  std::string host_;
   ReplyHandler on_reply_;
   EndHandler on_end_;
   grpc::ClientContext context_;

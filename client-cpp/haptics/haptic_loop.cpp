@@ -176,7 +176,7 @@ void HapticLoop::tick(double time_s, double dt) {
       if (stream_) {
         ++reconnects_;
         // The session may have moved to another host: the client follows it before reopening.
-        if (auto error = stream_->end_error()) client_->follow(*error);
+        if (auto error = stream_->end_error()) client_->follow(*error, stream_->host());
       }
       open_stream();
       next_reconnect_s_ = time_s + reconnect_backoff_s_;

@@ -63,7 +63,7 @@ v1::ToolCommand scripted_command(const v1::BoundingBox& box, double t, double ph
 
 struct HapticClientResult {
   Histogram round_trip, server_time;
-  long sent = 0, received = 0, coalesced = 0, rejected = 0;
+  long sent = 0, received = 0, coalesced = 0, rejected = 0, reconnects = 0;
 };
 
 void run_haptic_client(Client& client, const v1::SessionInfo& session, const LoadOptions& o,
@@ -75,25 +75,47 @@ void run_haptic_client(Client& client, const v1::SessionInfo& session, const Loa
   };
   const double measure_from = seconds(m.from), measure_until = seconds(m.until);
   std::atomic<long> rejected{0};
-  auto stream = client.interact(session.id(), [&](const v1::ForceReply& r, Clock::time_point at) {
+  auto on_reply = [&](const v1::ForceReply& r, Clock::time_point at) {
     if (!r.rejected().empty()) ++rejected;
     if (r.client_time_s() < measure_from || r.client_time_s() >= measure_until) return;
     std::lock_guard lock(mutex);
     out.round_trip.record(seconds(at) - r.client_time_s());
     out.server_time.record(1e-6 * r.server_time_us());
-  });
+  };
+  auto open = [&] { return client.interact(session.id(), on_reply); };
+  auto account = [&](ToolStream& stream) {
+    out.sent += stream.sent();
+    out.received += stream.received();
+    out.coalesced += stream.coalesced();
+  };
   PeriodicTimer timer(o.rate_hz, 0);  // sleep only: a load generator must not burn cores spinning
   std::uint64_t sequence = 0;
+  std::unique_ptr<ToolStream> stream = open();
+  // A stream that ends early is reopened as a haptic client would: on the host the session went
+  // to (drained or migrated; Client::follow), or after a backoff on the same one when it is only
+  // unavailable. Anything else ends this client with an error.
+  constexpr double kFirstBackoffS = 0.05, kLastBackoffS = 1;
+  double backoff_s = kFirstBackoffS, retry_at = 0;
   for (Clock::time_point now = Clock::now(); now < m.until; now = timer.wait()) {
+    if (stream->ended()) {
+      if (seconds(now) < retry_at) continue;
+      const Error end = stream->end_error().value_or(Error{grpc::StatusCode::UNKNOWN, "ended"});
+      const bool moved = client.follow(end, stream->host());
+      if (!moved && !StateSubscription::retryable(end.code)) break;
+      account(*stream);
+      stream = open();
+      ++out.reconnects;
+      retry_at = seconds(now) + (moved ? 0 : backoff_s);
+      backoff_s = moved ? kFirstBackoffS : std::min(2 * backoff_s, kLastBackoffS);
+      continue;
+    }
     v1::ToolCommand c = scripted_command(session.rest_bounds(), seconds(now), phase);
     c.set_sequence(sequence++);
-    if (!stream->send(std::move(c))) break;
+    if (stream->send(std::move(c))) backoff_s = kFirstBackoffS;
   }
   const Error end = stream->close(std::chrono::milliseconds(5000));
   if (end.code != grpc::StatusCode::OK) errors.add(end);
-  out.sent = stream->sent();
-  out.received = stream->received();
-  out.coalesced = stream->coalesced();
+  account(*stream);
   out.rejected = rejected;
 }
 
@@ -107,7 +129,12 @@ struct SubscriberResult {
 
 nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
   ClientOptions co;
-  co.address = o.server;
+  co.set_servers(o.server);
+  std::atomic<long> host_switches{0};
+  co.on_switch = [&](const std::string& address, const std::string& why) {
+    ++host_switches;
+    progress << "load: now talking to " << address << ": " << why << std::endl;
+  };
   Client client(co);
   if (!client.wait_until_connected(std::chrono::seconds(10)))
     throw std::runtime_error("cannot connect to " + o.server);
@@ -143,7 +170,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
       SubscriptionOptions so;
       so.max_rate_hz = o.frame_rate_hz;
       so.error_bound = o.error_bound;
-      so.reconnect = false;
+      so.reconnect = true;  // and follows the session to another host, as a real client does
       auto last = std::make_shared<Clock::time_point>();
       subscriptions.push_back(client.subscribe(
           sessions[i].id(), so,
@@ -200,6 +227,8 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
 
   Histogram round_trip, server_time, interval;
   long sent = 0, received = 0, coalesced = 0, rejected = 0, frames = 0, dropped = 0;
+  long tool_reconnects = 0, subscription_reconnects = 0;
+  for (const auto& s : subscriptions) subscription_reconnects += s->reconnects();
   double bytes = 0, vertices = 0, expected_frames = 0;
   std::vector<double> rtf;
   for (size_t i = 0; i < n; ++i) {
@@ -211,6 +240,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
       received += h.received;
       coalesced += h.coalesced;
       rejected += h.rejected;
+      tool_reconnects += h.reconnects;
     }
     const double step_rate = 1 / sessions[i].settings().dt();
     for (const auto& s : subs[i]) {
@@ -258,6 +288,12 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
       {"bytes_per_vertex", vertices > 0 ? bytes / vertices : 0},
       {"real_time_factor", rtf_json},
       {"errors", errors.json()},
+      // A drained or migrated host: how often the clients went on elsewhere, and where they ended.
+      {"reconnects",
+       {{"tool_streams", tool_reconnects},
+        {"subscriptions", subscription_reconnects},
+        {"host_switches", host_switches.load()},
+        {"final_host", client.address()}}},
   };
 }
 

@@ -12,7 +12,10 @@ int main(int argc, char** argv) {
   LoadThresholds t;
   bool json_only = false;
   CLI::App app{"softbody-load: load test a softbody-server through its gRPC API"};
-  app.add_option("--server", o.server, "server address")->capture_default_str();
+  app.add_option("--server", o.server,
+                 "server address; a comma-separated list names other hosts of the cluster, where "
+                 "the clients go on when one is drained (sessions restored from the store)")
+      ->capture_default_str();
   app.add_option("--scene", o.scene, "scene of every session (name or .json file)")
       ->capture_default_str();
   app.add_option("--set", o.overrides, "scene override for every session, e.g. /dt=0.01");

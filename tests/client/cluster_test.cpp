@@ -6,8 +6,11 @@
 
 #include <atomic>
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
+#include "client-cpp/load/load_run.h"
 #include "tests/client/client_test_support.h"
 
 namespace softbody::client {
@@ -186,6 +189,63 @@ TEST(Cluster, SessionsDrainedOnSigtermAreRestoredByTheHostAskedNext) {
   for (const auto& entry : std::filesystem::directory_iterator(store))
     ADD_FAILURE() << "left in the store: " << entry.path();
   EXPECT_EQ(c.terminate(), 0) << c.log();
+  std::filesystem::remove_all(store);
+}
+
+// The load tester is a client like the others: when its host drains mid-run, its tool streams
+// and subscriptions go on at the next host of its --server list, which restores the sessions.
+TEST(Cluster, ALoadRunGoesOnAtTheNextHostWhenItsHostDrains) {
+  const std::string store = temp_path("load-store");
+  std::filesystem::remove_all(store);
+  const std::vector<std::string> flags = {"--snapshot-store", store};
+  auto a = std::make_unique<server::ServerProcess>(SOFTBODY_SERVER, SOFTBODY_SCENES, flags);
+  server::ServerProcess b(SOFTBODY_SERVER, SOFTBODY_SCENES, flags);
+
+  LoadOptions o;
+  o.server = address_of(*a) + "," + address_of(b);
+  o.scene = "cantilever";
+  o.sessions = 2;
+  o.subscribers_per_session = 1;
+  o.haptic_per_session = 1;
+  o.rate_hz = 200;
+  o.frame_rate_hz = 30;
+  o.warmup_s = 0.5;
+  o.duration_s = 4;
+  std::ostringstream progress;
+  nlohmann::json report;
+  std::thread load([&] { report = run_load(o, progress); });
+
+  // Drain A once both sessions run there and are well into the measured window.
+  Client at_a(options_for(*a));
+  const bool running = eventually([&] {
+    auto sessions = at_a.list_sessions();
+    if (!sessions || sessions->size() != 2) return false;
+    for (const auto& s : *sessions)
+      if (s.last_step().sim_time() < 1.0) return false;
+    return true;
+  });
+  EXPECT_TRUE(running);
+  EXPECT_EQ(a->terminate(), 0) << a->log();
+  load.join();
+
+  SCOPED_TRACE(report.dump(2) + "\n" + progress.str());
+  EXPECT_EQ(report["errors"]["total"].get<long>(), 0);
+  EXPECT_EQ(report["reconnects"]["final_host"], address_of(b));
+  EXPECT_GE(report["reconnects"]["host_switches"].get<long>(), 1);
+  EXPECT_GE(report["reconnects"]["tool_streams"].get<long>(), 2);  // one per haptic client
+  EXPECT_GE(report["reconnects"]["subscriptions"].get<long>(), 2);
+  // Both sessions advanced over the window across the drain (a lost session would have 0), and
+  // the streams went on at B: most commands answered, most frames received.
+  for (const auto& rtf : report["real_time_factor"]["per_session"])
+    EXPECT_GT(rtf.get<double>(), 0.2);
+  EXPECT_GT(report["replies_received"].get<double>(), 0.5 * report["commands_sent"].get<double>());
+  EXPECT_GT(report["frame_ratio"].get<double>(), 0.5);
+  // The load tester deleted its sessions at B at the end; the store holds nothing.
+  Client at_b(options_for(b));
+  EXPECT_TRUE(at_b.list_sessions().value().empty());
+  EXPECT_TRUE(std::filesystem::is_empty(store));
+  EXPECT_NE(progress.str().find("now talking to " + address_of(b)), std::string::npos);
+  EXPECT_EQ(b.terminate(), 0) << b.log();
   std::filesystem::remove_all(store);
 }
 
