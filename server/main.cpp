@@ -189,11 +189,16 @@ int main(int argc, char** argv) {
   int grpc_port = 0;
   builder.AddListeningPort(grpc_address, grpc::InsecureServerCredentials(), &grpc_port);
   builder.SetMaxReceiveMessageSize(max_message_mb * 1024 * 1024);
+  // gRPC sets SO_REUSEPORT by default: a second server on the same port would start and share
+  // the connections with the first (clients would see either's sessions). A port in use must be
+  // an error, as it is for the HTTP port.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (!server || grpc_port == 0) {
     spdlog::error("event=startup_failed error={}",
-                  logfmt_value("cannot listen for gRPC on " + grpc_address));
+                  logfmt_value("cannot listen for gRPC on " + grpc_address +
+                               " (address in use or not local?)"));
     return 1;
   }
   server->GetHealthCheckService()->SetServingStatus("softbody.v1.Simulation", true);

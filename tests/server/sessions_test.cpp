@@ -394,5 +394,19 @@ TEST_F(Sessions, HealthServiceAndHttpEndpoints) {
   }
 }
 
+// A second server on a port in use fails to start and says why (gRPC's default SO_REUSEPORT
+// would let both listen and split the clients between them).
+TEST_F(Sessions, ASecondServerOnTheSameGrpcPortRefusesToStart) {
+  const std::string taken = "127.0.0.1:" + std::to_string(server_->grpc_port());
+  try {
+    server::ServerProcess second(SOFTBODY_SERVER, SOFTBODY_SCENES, {"--grpc", taken});
+    ADD_FAILURE() << "a second server started on " << taken << ": " << second.log();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot listen for gRPC on " + taken), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(server_->alive());
+}
+
 }  // namespace
 }  // namespace softbody::test
