@@ -15,14 +15,15 @@ const serverBinary = join(buildDir, "server", "softbody-server");
 
 // Starts softbody-server (gRPC and HTTP on free ports); resolves once it wrote its ready file.
 // `httpPort` 0 picks a free port; a fixed one restarts a server where browsers reconnect.
-export async function startServer(extraArgs = [], { needClient = true, httpPort = 0 } = {}) {
+// `preload` names a scene to start a session of, as ./run.sh does ("default"); none by default.
+export async function startServer(extraArgs = [], { needClient = true, httpPort = 0, preload = "" } = {}) {
   if (!existsSync(serverBinary)) throw new Error(`no server at ${serverBinary}: build it first (scripts/build.sh)`);
   if (needClient && !existsSync(join(clientDir, "dist", "index.html")))
     throw new Error("no client-web/dist: run npm run build");
   const dir = mkdtempSync(join(tmpdir(), "softbody-e2e-"));
   const ready = join(dir, "ready.json");
   const args = ["--grpc", "127.0.0.1:0", "--http", `127.0.0.1:${httpPort}`, "--scenes", join(repoDir, "scenes"),
-    "--web-root", join(clientDir, "dist"), "--preload", "", "--ready-file", ready, "--log-level", "info", ...extraArgs];
+    "--web-root", join(clientDir, "dist"), "--preload", preload, "--ready-file", ready, "--log-level", "info", ...extraArgs];
   const child = spawn(serverBinary, args, { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr.on("data", (d) => (log += d));

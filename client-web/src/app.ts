@@ -17,6 +17,9 @@ import { Hud } from "./ui/hud";
 import { drawLegend } from "./ui/legend";
 import { $, button, input } from "./ui/dom";
 
+// softbody-server labels the session it starts with --preload so (docs/api.md).
+const PRELOADED_LABEL = "preloaded";
+
 const TOOL_HINTS: Record<ToolKind, string> = {
   orbit: "Left drag orbits, right drag pans, wheel zooms.",
   grab: "Press on the body and drag to pull it. Right drag orbits.",
@@ -140,7 +143,28 @@ export class App {
     requestAnimationFrame((t) => this.animate(t));
     await this.client.connect();
     const wanted = new URLSearchParams(location.search).get("session");
-    if (wanted) await this.join(wanted);
+    if (wanted) {
+      await this.join(wanted);
+      return;
+    }
+    // A newcomer's first sight should be the simulation, not an empty view: open the session
+    // the server preloaded, or the only one there is. With several, the list lets them choose.
+    const opening = await this.openingSession();
+    if (opening) await this.join(opening).catch((e) => this.showError(`Could not join ${opening}.`, e));
+  }
+
+  /** The session to open when the address names none: the preloaded one, else the only one. */
+  private async openingSession(): Promise<string | null> {
+    try {
+      const reply = await this.client.request({ case: "listSessions", value: {} });
+      if (reply.body.case !== "sessions") return null;
+      const sessions = reply.body.value.sessions;
+      const preloaded = sessions.find((s) => s.label === PRELOADED_LABEL);
+      if (preloaded) return preloaded.id;
+      return sessions.length === 1 ? sessions[0].id : null;
+    } catch {
+      return null;  // the session list shows what went wrong when it refreshes
+    }
   }
 
   // --- connection and data ---
