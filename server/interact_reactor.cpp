@@ -82,6 +82,14 @@ void InteractReactor::answer(const v1::ToolCommand& command, Clock::time_point r
 void InteractReactor::OnWriteDone(bool ok) {
   std::unique_lock lock(mutex_);
   replies_.pop_front();
+  if (finish_after_write_) {
+    writing_ = false;
+    const grpc::Status status = *finish_after_write_;
+    finish_after_write_.reset();
+    lock.unlock();
+    Finish(status);  // last: OnDone (which deletes this) may follow at once
+    return;
+  }
   if (!ok || finished_) {
     writing_ = false;
     return;
@@ -101,6 +109,10 @@ void InteractReactor::finish(const grpc::Status& status) {
     std::lock_guard lock(mutex_);
     if (finished_) return;
     finished_ = true;
+    if (writing_) {
+      finish_after_write_ = status;  // OnWriteDone finishes
+      return;
+    }
   }
   Finish(status);  // last: OnDone (which deletes this) may follow at once
 }

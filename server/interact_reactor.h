@@ -6,6 +6,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 
 #include "server/session_manager.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
@@ -38,6 +39,10 @@ class InteractReactor final
   bool writing_ = false;
   bool reads_done_ = false;  // the client half-closed; finish when the queue is written
   bool finished_ = false;
+  // A finish asked for while a write was in flight: gRPC allows one write or finish in flight at
+  // a time (a Finish beside a write can lose the status: the client saw CANCELLED instead of
+  // "the server is shutting down"), so OnWriteDone sends it.
+  std::optional<grpc::Status> finish_after_write_;
 
   std::shared_ptr<Session> session_;
   std::shared_ptr<Tool> tool_;

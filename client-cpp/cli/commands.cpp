@@ -141,8 +141,10 @@ int control(Client& client, const std::string& id, const std::string& action, in
   return 0;
 }
 
-int watch(Client& client, const std::string& id, double duration_s, double rate_hz, bool json) {
+int watch(Client& client, const WatchOptions& w) {
   catch_interrupts();
+  // Asked first so that a wrong id or an unreachable server fails at once, clearly.
+  if (auto session = client.get_session(w.session); !session) return fail(session.error());
   struct Window {
     long frames = 0, dropped = 0;
     double bytes = 0, vertices = 0;
@@ -151,18 +153,23 @@ int watch(Client& client, const std::string& id, double duration_s, double rate_
   std::mutex mutex;
   Window window, total;
   SubscriptionOptions o;
-  o.max_rate_hz = rate_hz;
+  o.max_rate_hz = w.rate_hz;
+  o.give_up_after = std::chrono::milliseconds(static_cast<long>(1e3 * w.reconnect_for_s));
+  o.on_retry = [](const Error& e, std::chrono::milliseconds backoff) {
+    std::fprintf(stderr, "softbody-client: %s; reconnecting in %.1f s\n", e.to_string().c_str(),
+                 1e-3 * static_cast<double>(backoff.count()));
+  };
   std::optional<Error> ended;
   auto subscription = client.subscribe(
-      id, o,
+      w.session, o,
       [&](const DecodedFrame& f) {
         std::lock_guard lock(mutex);
-        for (Window* w : {&window, &total}) {
-          ++w->frames;
-          w->dropped += f.frames_dropped;
-          w->bytes += static_cast<double>(f.encoded_bytes);
-          w->vertices += static_cast<double>(f.positions.size() / 3);
-          w->last = f.stats;
+        for (Window* x : {&window, &total}) {
+          ++x->frames;
+          x->dropped += f.frames_dropped;
+          x->bytes += static_cast<double>(f.encoded_bytes);
+          x->vertices += static_cast<double>(f.positions.size() / 3);
+          x->last = f.stats;
         }
       },
       [&](const Error& e) {
@@ -174,7 +181,12 @@ int watch(Client& client, const std::string& id, double duration_s, double rate_
     const bool go_on = sleep_interruptible(1.0);
     {
       std::lock_guard lock(mutex);
-      const auto& s = window.last;
+      if (ended && ended->code != grpc::StatusCode::CANCELLED) {
+        const Error why = *ended;
+        subscription.reset();
+        return fail(why);
+      }
+      const auto& s = total.last;  // a second without frames shows where it stopped
       std::fprintf(stderr,
                    "step %7lld  t=%8.2f s  %3ld frames/s  step %6.2f ms  %3d it  res %.1e  "
                    "rtf %.2f  %.2f B/vertex  %ld dropped  %d contacts\n",
@@ -183,19 +195,16 @@ int watch(Client& client, const std::string& id, double duration_s, double rate_
                    window.vertices > 0 ? window.bytes / window.vertices : 0.0, window.dropped,
                    s.contacts());
       window = Window{};
-      if (ended && ended->code != grpc::StatusCode::CANCELLED) {
-        subscription.reset();
-        return fail(*ended);
-      }
     }
     if (!go_on) break;
-    if (duration_s > 0 && std::chrono::duration<double>(Clock::now() - start).count() >= duration_s)
+    if (w.duration_s > 0 &&
+        std::chrono::duration<double>(Clock::now() - start).count() >= w.duration_s)
       break;
   }
   subscription->stop();
-  if (json) {
+  if (w.json) {
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    nlohmann::json j = {{"session", id},
+    nlohmann::json j = {{"session", w.session},
                         {"seconds", elapsed},
                         {"frames", total.frames},
                         {"frames_per_s", static_cast<double>(total.frames) / elapsed},
@@ -238,7 +247,7 @@ int haptic(Client& client, const HapticCommandOptions& h) {
           "t=%6.1f s  %6.0f Hz  rtt %6.2f ms  model age %6.1f ms  force %6.3f %6.3f %6.3f N"
           "  %d contacts%s\n",
           s.time_s, s.loop_rate_hz, s.round_trip_ms, s.model_age_ms, s.force[0], s.force[1],
-          s.force[2], s.contacts, s.connected ? "" : "  DISCONNECTED");
+          s.force[2], s.contacts, s.connected ? "" : ("  DISCONNECTED " + s.link_error).c_str());
     }
   }
   loop.stop();
@@ -258,6 +267,8 @@ int haptic(Client& client, const HapticCommandOptions& h) {
                 report["round_trip_ms"].value("p99", 0.0),
                 report["model_age_ms"].value("p50", 0.0));
   }
+  // The statistics of what ran, then why it stopped early.
+  if (auto failure = loop.failure()) return fail(*failure);
   return 0;
 }
 

@@ -15,7 +15,11 @@ struct HapticCommandOptions {
   std::string device = "sim";
   std::string record_path;  // record: the CSV to write
   bool json = false;
-  HapticLoopOptions loop;
+  HapticLoopOptions loop = [] {
+    HapticLoopOptions o;
+    o.give_up_after_s = 30;
+    return o;
+  }();
 };
 
 int list(Client& client, bool json);
@@ -23,7 +27,15 @@ int create(Client& client, const std::string& scene, const std::vector<std::stri
            const std::string& label, bool paused, bool json);
 int remove(Client& client, const std::string& id);
 int control(Client& client, const std::string& id, const std::string& action, int steps);
-int watch(Client& client, const std::string& id, double duration_s, double rate_hz, bool json);
+struct WatchOptions {
+  std::string session;
+  double duration_s = 0;  // 0: until interrupted
+  double rate_hz = 30;
+  double reconnect_for_s = 30;  // give up when the stream has not worked for this long
+  bool json = false;
+};
+
+int watch(Client& client, const WatchOptions& options);
 // haptic and record: runs the loop; record also writes the device's motion and forces.
 int haptic(Client& client, const HapticCommandOptions& options);
 // Moves session `id` to `target`; prints where it went and the step it continues from.

@@ -50,12 +50,17 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"pause", "resume", "reset", "step"}));
   control_cmd->add_option("--steps", steps, "steps for 'step'")->check(CLI::Range(1, 1000));
 
-  double duration = 0, rate = 30;
+  static constexpr const char* kReconnectHelp =
+      "keep reconnecting for this long when the server goes away [s]; then fail (0: at once)";
+  cli::WatchOptions w;
   auto* watch_cmd = app.add_subcommand("watch", "subscribe and print live statistics each second");
-  watch_cmd->add_option("ID", id, "session id")->required();
-  watch_cmd->add_option("--duration", duration, "seconds (0: until interrupted)");
-  watch_cmd->add_option("--rate", rate, "frame rate to request [Hz]")->capture_default_str();
-  watch_cmd->add_flag("--json", json, "print a JSON summary at the end");
+  watch_cmd->add_option("ID", w.session, "session id")->required();
+  watch_cmd->add_option("--duration", w.duration_s, "seconds (0: until interrupted)");
+  watch_cmd->add_option("--rate", w.rate_hz, "frame rate to request [Hz]")->capture_default_str();
+  watch_cmd->add_option("--reconnect-for", w.reconnect_for_s, kReconnectHelp)
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  watch_cmd->add_flag("--json", w.json, "print a JSON summary at the end");
 
   cli::HapticCommandOptions h;
   auto add_loop_options = [&h](CLI::App* cmd) {
@@ -87,6 +92,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmd->add_option("--force-scale", h.loop.workspace.force_scale, "scene-to-device force scale")
         ->capture_default_str();
+    cmd->add_option("--reconnect-for", h.loop.give_up_after_s, kReconnectHelp)
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     cmd->add_flag("--json", h.json, "print the statistics as JSON");
   };
   auto* haptic_cmd = app.add_subcommand("haptic", "run the haptic loop and print its statistics");
@@ -117,7 +125,7 @@ int main(int argc, char** argv) {
   if (*create_cmd) return cli::create(client, scene, overrides, label, paused, json);
   if (*delete_cmd) return cli::remove(client, id);
   if (*control_cmd) return cli::control(client, id, action, steps);
-  if (*watch_cmd) return cli::watch(client, id, duration, rate, json);
+  if (*watch_cmd) return cli::watch(client, w);
   if (*haptic_cmd || *record_cmd) return cli::haptic(client, h);
   if (*migrate_cmd) return cli::migrate(client, id, target);
   if (*status_cmd) return cli::status(client, json);

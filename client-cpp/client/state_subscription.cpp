@@ -38,21 +38,6 @@ std::optional<Error> StateSubscription::end_error() const {
   return end_error_;
 }
 
-bool StateSubscription::retryable(grpc::StatusCode code) {
-  switch (code) {
-    case grpc::StatusCode::CANCELLED:  // not by us: a server shutting down cancels its calls
-    case grpc::StatusCode::UNAVAILABLE:
-    case grpc::StatusCode::DEADLINE_EXCEEDED:
-    case grpc::StatusCode::RESOURCE_EXHAUSTED:
-    case grpc::StatusCode::ABORTED:
-    case grpc::StatusCode::INTERNAL:
-    case grpc::StatusCode::UNKNOWN:
-      return true;
-    default:
-      return false;
-  }
-}
-
 grpc::Status StateSubscription::read_one_stream(int connection, bool& got_frames) {
   grpc::ClientContext ctx;
   {
@@ -105,34 +90,47 @@ grpc::Status StateSubscription::read_one_stream(int connection, bool& got_frames
 
 void StateSubscription::run() {
   std::chrono::milliseconds backoff = options_.initial_backoff;
-  grpc::Status status;
+  FailureStreak streak(options_.give_up_after);
+  Error end;
   for (int connection = 0;; ++connection) {
     bool got_frames = false;
-    status = read_one_stream(connection, got_frames);
-    if (got_frames) backoff = options_.initial_backoff;  // it worked for a while: start over
-    if (!options_.reconnect) break;
-    if (client_.follow(Error::from(status), stream_host_)) {
+    const grpc::Status status = read_one_stream(connection, got_frames);
+    end = Error::from(status);
+    if (status.ok()) end = {grpc::StatusCode::OK, "stream ended"};
+    if (got_frames) {  // it worked for a while: start over
+      backoff = options_.initial_backoff;
+      streak.succeeded();
+    }
+    if (!options_.reconnect || end.code == grpc::StatusCode::OK) break;
+    {
+      std::lock_guard lock(mutex_);
+      if (stopping_) break;
+    }
+    if (client_.follow(end, stream_host_)) {
       // Another host has (or will restore) the session: go there now.
       backoff = options_.initial_backoff;
       ++reconnects_;
       continue;
     }
-    if (!retryable(status.error_code())) break;
+    if (!streak.failed(end)) {
+      end = streak.verdict();
+      break;
+    }
+    if (options_.on_retry) options_.on_retry(end, backoff);
     std::unique_lock lock(mutex_);
     if (wake_.wait_for(lock, backoff, [this] { return stopping_; })) {
-      status = {grpc::StatusCode::CANCELLED, "subscription stopped"};
+      end = {grpc::StatusCode::CANCELLED, "subscription stopped"};
       break;
     }
     backoff = std::min(2 * backoff, options_.max_backoff);
     ++reconnects_;
   }
-  if (status.ok()) status = {grpc::StatusCode::OK, "stream ended"};
   {
     std::lock_guard lock(mutex_);
-    end_error_ = Error::from(status);
+    end_error_ = end;
   }
   ended_ = true;
-  if (on_end_) on_end_(Error::from(status));
+  if (on_end_) on_end_(end);
 }
 
 }  // namespace softbody::client

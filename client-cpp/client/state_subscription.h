@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "client-cpp/client/failure_streak.h"
 #include "client-cpp/client/result.h"
 #include "codec/frame_codec.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
@@ -34,6 +35,12 @@ struct SubscriptionOptions {
   bool reconnect = true;
   std::chrono::milliseconds initial_backoff{100};
   std::chrono::milliseconds max_backoff{5000};
+  // Reconnection ends the subscription when no stream has worked for this long (negative:
+  // never), with the first failure of that time as its error (FailureStreak).
+  std::chrono::milliseconds give_up_after{-1};
+  // Told of each failure the subscription will retry, and how long it waits first (tools show
+  // it: "UNAVAILABLE: the server is shutting down; reconnecting").
+  std::function<void(const Error&, std::chrono::milliseconds backoff)> on_retry;
 };
 
 struct DecodedFrame {
@@ -68,9 +75,6 @@ class StateSubscription {
   long decode_errors() const { return decode_errors_.load(); }
   // The error that ended the subscription (set once it ended).
   std::optional<Error> end_error() const;
-
-  // Transient failures worth a reconnection.
-  static bool retryable(grpc::StatusCode code);
 
  private:
   void run();

@@ -32,7 +32,11 @@ double distance(const Vec3& a, const Vec3& b) {
 }  // namespace
 
 HapticLoop::HapticLoop(HapticDevice& device, HapticLoopOptions options)
-    : device_(device), options_(options), safety_(options.safety), mode_(options.tool.mode) {}
+    : device_(device),
+      options_(options),
+      streak_(std::chrono::milliseconds(static_cast<long>(1e3 * options.give_up_after_s))),
+      safety_(options.safety),
+      mode_(options.tool.mode) {}
 
 HapticLoop::~HapticLoop() {
   stop();
@@ -174,16 +178,30 @@ void HapticLoop::tick(double time_s, double dt) {
     if (client_ && options_.reconnect && time_s >= next_reconnect_s_) {
       // Reopen with exponential backoff; non-blocking (gRPC's callback API).
       if (stream_) {
-        ++reconnects_;
+        const Error error =
+            stream_->end_error().value_or(Error{grpc::StatusCode::UNKNOWN, "tool stream ended"});
+        if (link_error_.empty()) link_error_ = error.to_string();  // the cause, not the echoes
         // The session may have moved to another host: the client follows it before reopening.
-        if (auto error = stream_->end_error()) client_->follow(*error, stream_->host());
+        if (!client_->follow(error, stream_->host()) && !streak_.failed(error)) {
+          std::lock_guard lock(snapshot_mutex_);
+          failure_ = streak_.verdict();
+          stop_ = true;  // the loop ends after this tick, with zero force
+          return;
+        }
+        ++reconnects_;
       }
       open_stream();
+      stream_opened_s_ = time_s;
       next_reconnect_s_ = time_s + reconnect_backoff_s_;
       reconnect_backoff_s_ = std::min(2 * reconnect_backoff_s_, 2.0);
     }
   }
-  if (connected && model_.received_s > time_s - 1) reconnect_backoff_s_ = 0.1;
+  // A stream works once a reply came on it (a stream still connecting is not yet working).
+  if (connected && have_model_ && model_.received_s >= stream_opened_s_) {
+    reconnect_backoff_s_ = 0.1;
+    streak_.succeeded();
+    link_error_.clear();
+  }
 
   ++rate_window_ticks_;
   if (time_s - rate_window_start_ >= 1) {
@@ -200,6 +218,7 @@ void HapticLoop::tick(double time_s, double dt) {
     snapshot_.model_age_ms = 1e3 * age;
     snapshot_.contacts = have_model_ ? model_.contacts : 0;
     snapshot_.connected = connected;
+    snapshot_.link_error = connected ? std::string() : link_error_;
     snapshot_.ticks = ticks_;
   }
 }
@@ -235,6 +254,11 @@ void HapticLoop::run() {
     snapshot_.connected = false;
   }
   running_ = false;
+}
+
+std::optional<Error> HapticLoop::failure() const {
+  std::lock_guard lock(snapshot_mutex_);
+  return failure_;
 }
 
 HapticSnapshot HapticLoop::snapshot() const {

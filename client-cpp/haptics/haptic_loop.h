@@ -10,10 +10,12 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "client-cpp/client/client.h"
+#include "client-cpp/client/failure_streak.h"
 #include "client-cpp/devices/haptic_device.h"
 #include "client-cpp/haptics/force_safety.h"
 #include "client-cpp/haptics/histogram.h"
@@ -56,6 +58,9 @@ struct HapticLoopOptions {
   Workspace workspace;
   ToolSettings tool;
   bool reconnect = true;  // reopen the tool stream after a transient failure
+  // The loop stops, with failure() set, when the tool stream has not worked for this long
+  // (negative: it keeps trying), or at once on a failure waiting cannot mend (a refused limit).
+  double give_up_after_s = -1;
   double duration_s = 0;  // stop after this long (0: until stop() or the device finishes)
 };
 
@@ -69,6 +74,7 @@ struct HapticSnapshot {
   double model_age_ms = std::numeric_limits<double>::infinity();
   int contacts = 0;
   bool connected = false;
+  std::string link_error;  // why the tool stream went down, while it is
   long ticks = 0;
 };
 
@@ -87,6 +93,8 @@ class HapticLoop {
   // Blocks until the loop ends by itself (duration, device finished) or `timeout_s` passes.
   bool wait(double timeout_s);
   bool running() const { return running_.load(); }
+  // Why the loop stopped by itself, if it gave up on the server (give_up_after_s).
+  std::optional<Error> failure() const;
 
   void set_tool_mode(softbody::v1::ToolMode mode) { mode_.store(mode); }
   HapticSnapshot snapshot() const;
@@ -119,7 +127,9 @@ class HapticLoop {
 
   // Loop thread only.
   std::unique_ptr<ToolStream> stream_;
-  double next_reconnect_s_ = 0, reconnect_backoff_s_ = 0.1;
+  FailureStreak streak_;
+  std::string link_error_;
+  double next_reconnect_s_ = 0, reconnect_backoff_s_ = 0.1, stream_opened_s_ = 0;
   ForceSafety safety_;
   TimedModel model_;
   bool have_model_ = false;
@@ -139,7 +149,8 @@ class HapticLoop {
   std::atomic<long> rejected_{0};
 
   mutable std::mutex snapshot_mutex_;
-  HapticSnapshot snapshot_;  // guarded by snapshot_mutex_ (the loop only try_locks)
+  HapticSnapshot snapshot_;       // guarded by snapshot_mutex_ (the loop only try_locks)
+  std::optional<Error> failure_;  // guarded by snapshot_mutex_
 
   std::atomic<softbody::v1::ToolMode> mode_;
   std::atomic<bool> stop_{false}, running_{false};

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "client-cpp/client/client.h"
+#include "client-cpp/client/failure_streak.h"
 #include "client-cpp/haptics/histogram.h"
 #include "client-cpp/haptics/periodic_timer.h"
 
@@ -101,7 +102,7 @@ void run_haptic_client(Client& client, const v1::SessionInfo& session, const Loa
       if (seconds(now) < retry_at) continue;
       const Error end = stream->end_error().value_or(Error{grpc::StatusCode::UNKNOWN, "ended"});
       const bool moved = client.follow(end, stream->host());
-      if (!moved && !StateSubscription::retryable(end.code)) break;
+      if (!moved && !retryable(end.code)) break;
       account(*stream);
       stream = open();
       ++out.reconnects;

@@ -1,0 +1,105 @@
+// softbody-client must not hide a failure: `watch` and `haptic` against an unreachable server,
+// over the server's --max-subscribers / --max-tools, or when the server shuts down, print
+// `softbody-client: STATUS: message` and exit 1 (docs/client-cpp.md), instead of printing empty
+// statistics and exiting 0.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "tests/client/client_test_support.h"
+#include "tests/process.h"
+
+namespace softbody::client {
+namespace {
+
+using test::ProcessResult;
+using test::run_process;
+
+class CliFailures : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<server::ServerProcess>(
+        SOFTBODY_SERVER, SOFTBODY_SCENES,
+        std::vector<std::string>{"--max-subscribers", "1", "--max-tools", "1"});
+    client_ = std::make_unique<Client>(testing::options_for(*server_));
+    auto created = client_->create_session("cantilever");
+    ASSERT_TRUE(created) << created.error().to_string();
+    id_ = created->id();
+  }
+
+  ProcessResult cli(const std::string& args) const {
+    return run_process(std::string(SOFTBODY_CLIENT) +
+                       " --server 127.0.0.1:" + std::to_string(server_->grpc_port()) + " " + args);
+  }
+
+  // Waits until the session has this many subscribers and tools (what the commands opened).
+  void wait_for_streams(int subscribers, int tools) const {
+    for (int i = 0; i < 600; ++i) {
+      auto info = client_->get_session(id_);
+      if (info && info->subscribers() == subscribers && info->tools() == tools) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    FAIL() << "the session never had " << subscribers << " subscribers and " << tools << " tools";
+  }
+
+  std::unique_ptr<server::ServerProcess> server_;
+  std::unique_ptr<Client> client_;
+  std::string id_;
+};
+
+TEST_F(CliFailures, WatchAndHapticAgainstAnUnreachableServerFailLoudly) {
+  const std::string nowhere = std::string(SOFTBODY_CLIENT) + " --server 127.0.0.1:1 --deadline 2 ";
+  for (const std::string command : {"watch abc --duration 2", "haptic abc --duration 2"}) {
+    auto r = run_process(nowhere + command);
+    EXPECT_EQ(r.exit_code, 1) << command << ": " << r.err;
+    EXPECT_NE(r.err.find("softbody-client: UNAVAILABLE: "), std::string::npos) << r.err;
+  }
+  auto missing = cli("watch nosuchsession --duration 2");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("softbody-client: NOT_FOUND: "), std::string::npos) << missing.err;
+}
+
+TEST_F(CliFailures, WatchAndHapticOverTheServersLimitsNameTheLimit) {
+  // The one subscriber and the one tool the server allows per session.
+  auto subscription = client_->subscribe(id_, {}, [](const DecodedFrame&) {});
+  auto tool =
+      client_->interact(id_, [](const v1::ForceReply&, std::chrono::steady_clock::time_point) {});
+  v1::ToolCommand idle;
+  idle.set_mode(v1::TOOL_MODE_IDLE);
+  ASSERT_TRUE(tool->send(idle));
+  wait_for_streams(1, 1);
+
+  auto watched = cli("watch " + id_ + " --duration 5");
+  EXPECT_EQ(watched.exit_code, 1) << watched.err;
+  EXPECT_NE(watched.err.find("softbody-client: RESOURCE_EXHAUSTED: "), std::string::npos)
+      << watched.err;
+  EXPECT_NE(watched.err.find("maximum of 1 subscribers"), std::string::npos) << watched.err;
+
+  auto steered = cli("haptic " + id_ + " --duration 5 --cpu -2");
+  EXPECT_EQ(steered.exit_code, 1) << steered.err;
+  EXPECT_NE(steered.err.find("softbody-client: RESOURCE_EXHAUSTED: "), std::string::npos)
+      << steered.err;
+  EXPECT_NE(steered.err.find("maximum of 1 tools"), std::string::npos) << steered.err;
+}
+
+TEST_F(CliFailures, WatchAndHapticSayTheServerShutDown) {
+  auto watching =
+      std::async(std::launch::async, [&] { return cli("watch " + id_ + " --reconnect-for 1"); });
+  auto steering = std::async(std::launch::async,
+                             [&] { return cli("haptic " + id_ + " --reconnect-for 1 --cpu -2"); });
+  wait_for_streams(1, 1);
+  EXPECT_EQ(server_->terminate(), 0);
+  for (auto* running : {&watching, &steering}) {
+    ASSERT_EQ(running->wait_for(std::chrono::seconds(60)), std::future_status::ready);
+    const ProcessResult r = running->get();
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find("softbody-client: UNAVAILABLE: the server is shutting down"),
+              std::string::npos)
+        << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace softbody::client
