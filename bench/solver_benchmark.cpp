@@ -39,7 +39,7 @@ void add_solver_benchmark(CLI::App& app) {
   cmd->add_option("--tolerance", args->tolerance, "relative residual")->capture_default_str();
   cmd->add_option("--seconds", args->seconds, "minimum time per measurement")
       ->capture_default_str();
-  cmd->add_option("--set", args->sets, "scene override KEY=VALUE");
+  cmd->add_option("--set", args->sets, "scene override KEY=VALUE (a dotted path or a JSON pointer, as softbody-sim --set)");
   cmd->callback([args] {
     set_num_threads(args->threads);
     set_blas_threads(args->threads);

@@ -51,7 +51,7 @@ void add_step_benchmark(CLI::App& app) {
   cmd->add_option("--warmup", args->warmup, "untimed steps first")->capture_default_str();
   cmd->add_option("--bandwidth", args->bandwidth_gbs,
                   "memory bandwidth [GB/s] for the matvec bound (see bench/RESULTS.md)");
-  cmd->add_option("--set", args->sets, "scene override KEY=VALUE");
+  cmd->add_option("--set", args->sets, "scene override KEY=VALUE (a dotted path or a JSON pointer, as softbody-sim --set)");
   cmd->callback([args] {
     set_num_threads(args->threads);
     Scene scene = load_scene(args->scene, args->sets);

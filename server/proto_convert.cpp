@@ -1,6 +1,7 @@
 #include "server/proto_convert.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "server/api_error.h"
 
@@ -91,9 +92,9 @@ SettingsUpdate settings_from_proto(const v1::SessionSettings& s) {
     if (!has) return;
     const bool ok = std::isfinite(v) && (open_lo ? v > lo : v >= lo) && v <= hi;
     if (!ok) {
-      invalid_argument(std::string("settings.") + field,
-                       std::string("must lie in ") + (open_lo ? "(" : "[") + std::to_string(lo) +
-                           ", " + std::to_string(hi) + "]");
+      char range[64];
+      std::snprintf(range, sizeof range, "must lie in %s%g, %g]", open_lo ? "(" : "[", lo, hi);
+      invalid_argument(std::string("settings.") + field, range);
     }
     out = v;
   };
@@ -103,7 +104,7 @@ SettingsUpdate settings_from_proto(const v1::SessionSettings& s) {
            u.poisson_ratio);
   in_range(s.has_damping_alpha(), s.damping_alpha(), 0, 1e4, false, "damping_alpha", u.alpha);
   in_range(s.has_damping_beta(), s.damping_beta(), 0, 10, false, "damping_beta", u.beta);
-  in_range(s.has_dt(), s.dt(), 1e-4, 0.1, false, "dt", u.dt);
+  in_range(s.has_dt(), s.dt(), kMinTimeStep, kMaxTimeStep, false, "dt", u.dt);
   in_range(s.has_tolerance(), s.tolerance(), 0, 0.999, true, "tolerance", u.tolerance);
   // The engine's parsers name every accepted value in their messages.
   auto parsed = [](bool has, const std::string& value, const char* field, auto parse,

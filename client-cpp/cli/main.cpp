@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   bool paused = false;
   auto* create_cmd = app.add_subcommand("create", "create a session; prints its id");
   create_cmd->add_option("--scene", scene, "scene name or .json scene file")->required();
-  create_cmd->add_option("--set", overrides, "scene override, e.g. /material/E=2e4");
+  create_cmd->add_option("--set", overrides, "scene override KEY=VALUE, e.g. material.E=2e4 or /material/E=2e4 (a dotted path or a JSON pointer; numbers index arrays; repeatable)");
   create_cmd->add_option("--label", label, "free text shown in listings");
   create_cmd->add_flag("--paused", paused, "start paused");
   create_cmd->add_flag("--json", json, "print the session as JSON");

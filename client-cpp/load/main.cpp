@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--scene", o.scene, "scene of every session (name or .json file)")
       ->capture_default_str();
-  app.add_option("--set", o.overrides, "scene override for every session, e.g. /dt=0.01");
+  app.add_option("--set", o.overrides, "scene override for every session, KEY=VALUE, e.g. dt=0.01 or /dt=0.01 (a dotted path or a JSON pointer; numbers index arrays; repeatable)");
   app.add_option("--sessions", o.sessions, "sessions to create")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));

@@ -89,7 +89,7 @@ void add_run_command(CLI::App& app) {
       ->expected(2)
       ->type_name("K DIR");
   cmd->add_option("--set", args->sets,
-                  "override a scene value by JSON path, e.g. solver.type=cg (repeatable)");
+                  "scene override KEY=VALUE, e.g. solver.type=cg or /obstacles/1/contact/friction=0 (a dotted path or a JSON pointer; numbers index arrays; repeatable)");
   cmd->add_option("--threads", args->threads, "OpenMP threads (0: all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--speed-threshold", args->speed_threshold,

@@ -97,6 +97,14 @@ void JsonReader::finish() const {
   }
 }
 
+void JsonReader::only(std::initializer_list<const char*> keys) const {
+  for (const auto& [key, v] : j_.items()) {
+    bool known = false;
+    for (const char* k : keys) known |= key == k;
+    if (!known) throw SceneError(source_ + ": " + path_of(key) + ": unknown key");
+  }
+}
+
 JsonReader element_reader(const nlohmann::json& j, const std::string& array_path, size_t index,
                           const std::string& source, double length) {
   return JsonReader(j, array_path + "/" + std::to_string(index), source, length);

@@ -2,6 +2,7 @@
 // read, so that finish() can reject unknown keys.
 #pragma once
 
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -31,6 +32,9 @@ class JsonReader {
   const std::string& source() const { return source_; }
   // Throws for any key not read.
   void finish() const;
+  // Throws at once for a key not in `keys`: for objects with required keys, so that a misspelt
+  // key ("Young") is reported as unknown rather than as the required one missing ("E").
+  void only(std::initializer_list<const char*> keys) const;
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const;
 
  private:

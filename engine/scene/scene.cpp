@@ -34,6 +34,7 @@ std::shared_ptr<const Trajectory> read_trajectory(JsonReader r) {
       std::vector<Keyframe> frames;
       for (size_t i = 0; i < keys.size(); ++i) {
         JsonReader k = element_reader(keys[i], r.path_of("keyframes"), i, r.source(), r.length());
+        k.only({"t", "position"});
         frames.push_back({k.required_number("t"), k.vec3("position", Vec3::Zero(), 1)});
         k.finish();
       }
@@ -47,6 +48,7 @@ std::shared_ptr<const Trajectory> read_trajectory(JsonReader r) {
       std::vector<FormulaPiece> formula;
       for (size_t i = 0; i < pieces.size(); ++i) {
         JsonReader p = element_reader(pieces[i], r.path_of("piecewise"), i, r.source(), r.length());
+        p.only({"from", "to", "position"});
         FormulaPiece piece{p.required_number("from"), p.required_number("to"), {}};
         const nlohmann::json& xyz = p.raw("position");
         if (!xyz.is_array() || xyz.size() != 3)
@@ -221,45 +223,16 @@ Obstacle read_obstacle(JsonReader r) {
     o.contact.stiffness = c.number("stiffness", o.contact.stiffness, -1);
     o.contact.damping = c.number("damping", o.contact.damping, -1);
     o.contact.friction = c.number("friction", o.contact.friction, -2);
+    if (!(o.contact.stiffness >= 0)) c.fail("stiffness", "must be >= 0");
+    if (!(o.contact.damping >= 0)) c.fail("damping", "must be >= 0");
+    if (!(o.contact.friction >= 0)) c.fail("friction", "must be >= 0");
     c.finish();
   }
   r.finish();
   return o;
 }
 
-void set_json_path(nlohmann::json& doc, const std::string& dotted, const nlohmann::json& value,
-                   const std::string& source) {
-  nlohmann::json* node = &doc;
-  std::stringstream parts(dotted);
-  std::string part;
-  std::vector<std::string> keys;
-  while (std::getline(parts, part, '.')) keys.push_back(part);
-  if (keys.empty() ||
-      std::any_of(keys.begin(), keys.end(), [](const std::string& k) { return k.empty(); })) {
-    throw SceneError(source + ": --set " + dotted + ": malformed path");
-  }
-  for (size_t i = 0; i + 1 < keys.size(); ++i) {
-    nlohmann::json& next = (*node)[keys[i]];
-    if (next.is_null()) next = nlohmann::json::object();
-    if (!next.is_object())
-      throw SceneError(source + ": --set " + dotted + ": '" + keys[i] + "' is not an object");
-    node = &next;
-  }
-  (*node)[keys.back()] = value;
-}
-
 }  // namespace
-
-void apply_override(nlohmann::json& document, const std::string& assignment,
-                    const std::string& source) {
-  const size_t eq = assignment.find('=');
-  if (eq == std::string::npos)
-    throw SceneError(source + ": --set " + assignment + ": expected KEY=VALUE");
-  const std::string text = assignment.substr(eq + 1);
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = text;  // a bare word is a string
-  set_json_path(document, assignment.substr(0, eq), value, source);
-}
 
 Scene build_scene(const nlohmann::json& document, const std::string& source,
                   const std::string& base_dir, const SceneSources& sources) {
@@ -271,8 +244,11 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   root.string("units", "m");
   scene.name = root.string("name", std::filesystem::path(source).stem().string());
   root.string("description", "");
+  root.only({"units", "name", "description", "mesh", "material", "damping", "integrator", "solver",
+             "robustness", "dt", "duration", "gravity", "fixed", "anchors", "obstacles"});
   JsonReader mesh_section = root.object("mesh");
   JsonReader mat = root.object("material");
+  mat.only({"E", "nu", "density", "model", "volumetric"});
   auto build_body = [&]() -> std::shared_ptr<const SceneBody> {
     auto body = std::make_shared<SceneBody>();
     body->mesh = read_mesh(mesh_section, base_dir, sources.uploaded_mesh, body->permutation);
@@ -317,7 +293,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
 
   IntegratorOptions& o = model->options;
   o.dt = root.number("dt", 0.01);
-  if (!(o.dt > 0 && o.dt <= 1)) root.fail("dt", "must lie in (0, 1] s");
+  if (!(o.dt >= kMinTimeStep && o.dt <= kMaxTimeStep))
+    root.fail("dt", "must lie in [0.0001, 0.1] s");
   scene.duration = root.number("duration", 1.0);
   if (!(scene.duration > 0)) root.fail("duration", "must be > 0");
   model->gravity = root.vec3("gravity", Vec3(0, -9.81, 0) / length, 1);

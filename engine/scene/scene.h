@@ -64,7 +64,11 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
 // The length unit of a scene document in metres ("units": m, cm or mm); SceneError otherwise.
 double scene_length_unit(const nlohmann::json& document, const std::string& source);
 
-// Applies one "a.b.c=value" override to a document (creating missing objects).
+// Applies one override, KEY=VALUE, to a document. KEY is a path of object keys and array indices,
+// dotted ("obstacles.1.contact.friction", "gravity.1") or a JSON pointer ("/material/E",
+// "/obstacles/1/contact/friction"); missing objects are created, an index must exist (or be
+// the array's size, appending). VALUE is JSON; a bare word is a string. SceneError names the
+// part of the path at fault.
 void apply_override(nlohmann::json& document, const std::string& assignment,
                     const std::string& source);
 

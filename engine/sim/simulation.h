@@ -12,6 +12,11 @@
 
 namespace softbody {
 
+// The time steps a scene or a live session may use [s], one range everywhere (scene files, --set,
+// UpdateSettings): from 0.1 ms (haptic-rate stepping) to 100 ms (below 10 steps per second an
+// interactive simulation no longer shows motion, and contact resolves poorly).
+constexpr double kMinTimeStep = 1e-4, kMaxTimeStep = 0.1;
+
 struct IntegratorOptions {
   double dt = 0.01;               // T [s]
   double alpha = 0.0;             // Rayleigh mass damping [1/s]

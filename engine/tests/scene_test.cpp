@@ -120,6 +120,66 @@ TEST(Scene, OverridesSetValuesByPath) {
   EXPECT_THROW(apply_override(doc, "solver.type.x=1", "t"), SceneError);
 }
 
+// A misspelt key is reported as unknown, before the required key it replaced is missed.
+TEST(Scene, AMisspeltRequiredKeyIsReportedAsUnknown) {
+  nlohmann::json doc = minimal_scene();
+  doc["material"]["Young"] = doc["material"]["E"];
+  doc["material"].erase("E");
+  EXPECT_NE(build_error(doc).find("/material/Young: unknown key"), std::string::npos)
+      << build_error(doc);
+  doc = minimal_scene();
+  doc["Mesh"] = doc["mesh"];
+  doc.erase("mesh");
+  EXPECT_NE(build_error(doc).find("/Mesh: unknown key"), std::string::npos) << build_error(doc);
+  doc = minimal_scene();
+  doc["material"].erase("E");
+  EXPECT_NE(build_error(doc).find("/material/E: is required"), std::string::npos)
+      << build_error(doc);
+}
+
+// The message of the SceneError an override throws ("" if none).
+std::string override_error(nlohmann::json& doc, const std::string& assignment) {
+  try {
+    apply_override(doc, assignment, "t");
+  } catch (const SceneError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Array entries by index, dotted or as a JSON pointer: the forms the docs and --help show.
+TEST(Scene, OverridesReachIntoArraysDottedOrAsJsonPointers) {
+  nlohmann::json doc = minimal_scene();
+  doc["gravity"] = {0, -9.81, 0};
+  doc["obstacles"] = nlohmann::json::array(
+      {{{"shape", "plane"}}, {{"shape", "sphere"}, {"contact", {{"friction", 0.5}}}}});
+  EXPECT_EQ(override_error(doc, "gravity.1=0"), "");
+  EXPECT_EQ(override_error(doc, "obstacles.1.contact.friction=0"), "");
+  EXPECT_EQ(override_error(doc, "/obstacles/0/radius=0.02"), "");
+  EXPECT_EQ(override_error(doc, "/material/E=2e4"), "");
+  EXPECT_EQ(override_error(doc, "/dt=0.01"), "");
+  EXPECT_EQ(override_error(doc, "/solver/a~1b~0c=1"), "");  // RFC 6901 escapes
+  EXPECT_EQ(doc["gravity"], nlohmann::json({0, 0, 0}));
+  EXPECT_EQ(doc["obstacles"][1]["contact"]["friction"], 0);
+  EXPECT_EQ(doc["obstacles"][0]["radius"], 0.02);
+  EXPECT_EQ(doc["material"]["E"], 2e4);
+  EXPECT_EQ(doc["dt"], 0.01);
+  EXPECT_EQ(doc["solver"]["a/b~c"], 1);
+  EXPECT_EQ(override_error(doc, "gravity.3=1"), "");  // the size appends
+  EXPECT_EQ(doc["gravity"].size(), 4u);
+
+  EXPECT_EQ(override_error(doc, "obstacles.7.radius=1"),
+            "t: --set obstacles.7.radius: '/obstacles' has 2 entries: index 7 is out of range");
+  EXPECT_EQ(override_error(doc, "obstacles.first.radius=1"),
+            "t: --set obstacles.first.radius: '/obstacles' is an array: 'first' is not an index");
+  EXPECT_EQ(override_error(doc, "dt.x=1"),
+            "t: --set dt.x: '/dt' is a number, not an object or array");
+  EXPECT_NE(override_error(doc, "/=1").find("malformed path"), std::string::npos);
+  EXPECT_NE(override_error(doc, "/a//b=1").find("malformed path"), std::string::npos);
+  EXPECT_NE(override_error(doc, "/a~2=1").find("'~' must be followed by 0 or 1"),
+            std::string::npos);
+}
+
 TEST(Scene, AnchorsSelectionAndFixedSets) {
   nlohmann::json doc = minimal_scene();
   doc["fixed"] = nlohmann::json::array({{{"set", "xmin"}}});

@@ -28,7 +28,9 @@ std::string trim(std::string s) {
 }
 
 TEST_F(Tools, ClientCommandsManageSessionsAndRunTheHapticLoop) {
-  auto created = client("create --scene cantilever --paused --label cli");
+  // Overrides as the --help shows them: a JSON pointer or a dotted path.
+  auto created =
+      client("create --scene cantilever --paused --label cli --set /material/E=2e4 --set dt=0.02");
   ASSERT_EQ(created.exit_code, 0) << created.err;
   const std::string id = trim(created.out);
   ASSERT_EQ(id.size(), 12u) << created.out;
@@ -37,7 +39,12 @@ TEST_F(Tools, ClientCommandsManageSessionsAndRunTheHapticLoop) {
   ASSERT_EQ(listed.exit_code, 0) << listed.err;
   const auto list = nlohmann::json::parse(listed.out);
   bool found = false;
-  for (const auto& s : list["sessions"]["sessions"]) found |= s["id"] == id && s["label"] == "cli";
+  for (const auto& s : list["sessions"]["sessions"]) {
+    if (s["id"] != id) continue;
+    found = s["label"] == "cli";
+    EXPECT_EQ(s["settings"]["youngs_modulus"], 2e4) << s.dump();
+    EXPECT_EQ(s["settings"]["dt"], 0.02) << s.dump();
+  }
   EXPECT_TRUE(found) << listed.out;
   EXPECT_NE(client("list").out.find(id), std::string::npos);
 
@@ -93,7 +100,7 @@ TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
   const std::string base = std::string(SOFTBODY_LOAD) + " --server " + address() +
                            " --scene cantilever --sessions 2 --subscribers-per-session 2"
                            " --haptic-per-session 1 --rate 500 --frame-rate 30 --duration 2"
-                           " --warmup 0.5 --json";
+                           " --warmup 0.5 --json --set /dt=0.01";
   auto r = run_process(base + " --max-replies-missing 0 --min-frame-ratio 0.5");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto j = nlohmann::json::parse(r.out);

@@ -230,7 +230,18 @@ TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
   bad.mutable_settings()->set_dt(-1);
   const grpc::Status status = stub->UpdateSettings(context().get(), bad, &info);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(status.error_message().find("settings.dt"), std::string::npos);
+  EXPECT_NE(status.error_message().find("settings.dt: must lie in [0.0001, 0.1]"),
+            std::string::npos)
+      << status.error_message();
+  // One range for dt everywhere: a scene (or a --set override) outside it is refused the same way.
+  v1::CreateSessionRequest too_coarse;
+  too_coarse.set_scene_name("default");
+  too_coarse.add_overrides("/dt=0.2");
+  v1::SessionInfo none;
+  const grpc::Status refused = stub->CreateSession(context().get(), too_coarse, &none);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("/dt: must lie in [0.0001, 0.1] s"), std::string::npos)
+      << refused.error_message();
   bad.mutable_settings()->clear_dt();
   bad.mutable_settings()->set_poisson_ratio(std::nan(""));
   EXPECT_NE(stub->UpdateSettings(context().get(), bad, &info).error_message().find("poisson_ratio"),
