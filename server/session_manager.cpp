@@ -259,9 +259,11 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
         const std::string r = resolved.string(), rt = root.string();
         if (!file.is_string() || fs::path(file.get<std::string>()).is_absolute() ||
             r.compare(0, rt.size(), rt) != 0) {
-          invalid_argument("scene_json",
-                           "/mesh/file: must be a relative path inside the "
-                           "server's scene and mesh folders (upload other meshes)");
+          invalid_argument(
+              "scene_json",
+              "/mesh/file: must be a relative path inside the "
+              "server's scene and mesh folders (upload other meshes: CreateSession.uploaded_mesh, "
+              "softbody-client create --mesh FILE)");
         }
       }
       break;

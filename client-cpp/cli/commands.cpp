@@ -8,6 +8,7 @@
 #include <iostream>
 #include <thread>
 
+#include "client-cpp/client/mesh_upload.h"
 #include "client-cpp/devices/device_factory.h"
 #include "client-cpp/devices/recording.h"
 
@@ -85,11 +86,32 @@ int list(Client& client, bool json) {
   return 0;
 }
 
-int create(Client& client, const std::string& scene, const std::vector<std::string>& overrides,
-           const std::string& label, bool paused, bool json) {
-  auto made = client.create_session(scene, overrides, paused, label);
+int create(Client& client, const CreateOptions& c) {
+  Result<v1::SessionInfo> made = Error{};
+  if (c.mesh.empty()) {
+    if (c.scene.empty()) {
+      std::cerr << "softbody-client: create needs --scene NAME|FILE.json or --mesh FILE\n";
+      return 1;
+    }
+    made = client.create_session(c.scene, c.overrides, c.paused, c.label);
+  } else {
+    if (!c.scene.empty() && !c.scene.ends_with(".json")) {
+      std::cerr << "softbody-client: with --mesh, --scene must be a local .json file (its mesh "
+                   "section gives the transforms), not '"
+                << c.scene << "'\n";
+      return 1;
+    }
+    auto upload = read_mesh_upload(c.mesh, c.scene);
+    if (!upload) return fail(upload.error());
+    v1::CreateSessionRequest request;
+    *request.mutable_uploaded_mesh() = *upload;
+    for (const auto& o : c.overrides) request.add_overrides(o);
+    request.set_start_paused(c.paused);
+    request.set_label(c.label);
+    made = client.create_session(request);
+  }
   if (!made) return fail(made.error());
-  if (json)
+  if (c.json)
     std::cout << to_json(*made) << '\n';
   else
     std::cout << made->id() << '\n';

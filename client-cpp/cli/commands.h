@@ -23,8 +23,16 @@ struct HapticCommandOptions {
 };
 
 int list(Client& client, bool json);
-int create(Client& client, const std::string& scene, const std::vector<std::string>& overrides,
-           const std::string& label, bool paused, bool json);
+struct CreateOptions {
+  std::string scene;  // a shipped scene's name or a local .json file
+  std::string mesh;   // a local mesh file to upload
+  std::vector<std::string> overrides;
+  std::string label;
+  bool paused = false;
+  bool json = false;
+};
+
+int create(Client& client, const CreateOptions& options);
 int remove(Client& client, const std::string& id);
 int control(Client& client, const std::string& id, const std::string& action, int steps);
 struct WatchOptions {

@@ -27,12 +27,19 @@ int main(int argc, char** argv) {
   auto* list_cmd = app.add_subcommand("list", "scenes and sessions");
   list_cmd->add_flag("--json", json, "JSON output");
 
-  std::string scene, label;
+  std::string scene, mesh, label;
   std::vector<std::string> overrides;
   bool paused = false;
   auto* create_cmd = app.add_subcommand("create", "create a session; prints its id");
-  create_cmd->add_option("--scene", scene, "scene name or .json scene file")->required();
-  create_cmd->add_option("--set", overrides, "scene override KEY=VALUE, e.g. material.E=2e4 or /material/E=2e4 (a dotted path or a JSON pointer; numbers index arrays; repeatable)");
+  create_cmd->add_option("--scene", scene,
+                         "scene name or .json scene file (with --mesh: a local .json whose mesh "
+                         "section gives the transforms)");
+  create_cmd->add_option("--mesh", mesh,
+                         "upload this tetrahedral mesh (.msh .mesh .node/.ele .vtk .vtu); without "
+                         "--scene it gets the default upload scene");
+  create_cmd->add_option("--set", overrides,
+                         "scene override KEY=VALUE, e.g. material.E=2e4 or /material/E=2e4 (a "
+                         "dotted path or a JSON pointer; numbers index arrays; repeatable)");
   create_cmd->add_option("--label", label, "free text shown in listings");
   create_cmd->add_flag("--paused", paused, "start paused");
   create_cmd->add_flag("--json", json, "print the session as JSON");
@@ -122,7 +129,7 @@ int main(int argc, char** argv) {
   client_options.deadline = std::chrono::milliseconds(static_cast<long>(deadline_s * 1000));
   Client client(client_options);
   if (*list_cmd) return cli::list(client, json);
-  if (*create_cmd) return cli::create(client, scene, overrides, label, paused, json);
+  if (*create_cmd) return cli::create(client, {scene, mesh, overrides, label, paused, json});
   if (*delete_cmd) return cli::remove(client, id);
   if (*control_cmd) return cli::control(client, id, action, steps);
   if (*watch_cmd) return cli::watch(client, w);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "client-cpp/devices/recording.h"
@@ -94,6 +95,36 @@ TEST_F(Tools, ClientCommandsManageSessionsAndRunTheHapticLoop) {
       run_process(std::string(SOFTBODY_CLIENT) + " --server 127.0.0.1:1 --deadline 1 list");
   EXPECT_EQ(unreachable.exit_code, 1);
   EXPECT_NE(unreachable.err.find("UNAVAILABLE"), std::string::npos) << unreachable.err;
+}
+
+// `create --mesh` uploads a local mesh (TetGen here: .node and .ele) with a local scene whose mesh
+// section gives the transforms; the scene's own "file" is replaced by the upload.
+TEST_F(Tools, CreateUploadsALocalMeshWithTheScenesTransforms) {
+  const std::string knight = std::string(SOFTBODY_SCENES) + "/../meshes/knight.node";
+  const std::string scene = testing::temp_path("upload.json");
+  {
+    std::ofstream out(scene);
+    out << R"({"mesh": {"file": "not/on/the/server.msh", "fit_height": 0.2, "lowest_y": 0},
+               "material": {"E": 3e4, "nu": 0.4, "density": 1000}, "dt": 0.01})";
+  }
+  auto made = client("create --mesh " + knight + " --scene " + scene +
+                     " --set /material/E=4e4 --paused --json");
+  std::filesystem::remove(scene);
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto info = nlohmann::json::parse(made.out);
+  EXPECT_EQ(info["num_vertices"], 554);
+  EXPECT_EQ(info["scene_name"], "knight.node");
+  EXPECT_NEAR(info["rest_bounds"]["max"]["y"].get<double>(), 0.2, 1e-9);  // fit_height
+  EXPECT_EQ(info["settings"]["youngs_modulus"], 4e4);                      // --set applies too
+  EXPECT_EQ(client("delete " + info["id"].get<std::string>()).exit_code, 0);
+
+  auto not_a_mesh = client("create --mesh " + std::string(SOFTBODY_SCENES) + "/default.json");
+  EXPECT_EQ(not_a_mesh.exit_code, 1);
+  EXPECT_NE(not_a_mesh.err.find("unknown mesh file extension '.json'"), std::string::npos)
+      << not_a_mesh.err;
+  auto named_scene = client("create --scene knight --mesh " + knight);
+  EXPECT_EQ(named_scene.exit_code, 1);
+  EXPECT_NE(named_scene.err.find("--scene must be a local .json file"), std::string::npos);
 }
 
 TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
