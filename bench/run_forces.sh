@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
 # Runs the force benchmarks recorded in bench/RESULTS.md (box generator, bunny, armadillo; 1 and
-# 2 threads) and prints the Markdown tables. JSON goes to bench/results/. Run on a quiet machine.
+# 2 threads) and prints the Markdown tables. Run on a quiet machine.
+# JSON goes to $RESULTS_DIR (default build/bench-results); RESULTS_DIR=bench/results replaces the
+# recorded (tracked) results that bench/RESULTS.md quotes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh softbody-bench >/dev/null
 bench=build/release/bench/softbody-bench
 meshes=${MESHES:-"box:20,20,20 ../shared/meshes/bunny.mesh ../shared/meshes/armadillo.node"}
-mkdir -p bench/results
+results=${RESULTS_DIR:-build/bench-results}
+mkdir -p "$results"
 files=()
 for mesh in $meshes; do
   name=$(basename "$mesh" | tr ':,' '__')
   for threads in 1 2; do
-    out="bench/results/forces-${name}-t${threads}.json"
+    out="$results/forces-${name}-t${threads}.json"
     "$bench" forces --mesh "$mesh" --threads "$threads" --json >"$out"
     files+=("$out")
   done

@@ -2,14 +2,16 @@
 # Runs the solver benchmarks recorded in bench/RESULTS.md (issue 12) and prints the Markdown tables:
 # the solvers on one step matrix (knight, bunny), step times at real-time settings against the
 # iteration-capped settings they replace, fidelity against converged runs, and (with --load) the
-# server's capacity in knight sessions. JSON goes to bench/results/ (tracked: this overwrites the
-# recorded results). Takes about 5 minutes (8 more with --load). Run on a quiet machine.
+# server's capacity in knight sessions. Takes about 5 minutes (8 more with --load). Run on a quiet
+# machine.
+# JSON goes to $RESULTS_DIR (default build/bench-results); RESULTS_DIR=bench/results replaces the
+# recorded (tracked) results that bench/RESULTS.md quotes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh softbody-bench softbody-sim >/dev/null
 bench=build/release/bench/softbody-bench
 sim=build/release/engine/cli/softbody-sim
-out=bench/results
+out=${RESULTS_DIR:-build/bench-results}
 mkdir -p "$out"
 capped_knight=(--set solver.type=qmr --set solver.preconditioner=block-jacobi --set solver.max_iterations=30)
 capped_default=(--set solver.type=qmr --set solver.preconditioner=block-jacobi --set solver.max_iterations=60)
