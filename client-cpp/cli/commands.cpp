@@ -11,6 +11,7 @@
 #include "client-cpp/client/mesh_upload.h"
 #include "client-cpp/devices/device_factory.h"
 #include "client-cpp/devices/recording.h"
+#include "client-cpp/devices/vector_text.h"
 
 namespace softbody::client::cli {
 
@@ -247,8 +248,13 @@ int haptic(Client& client, const HapticCommandOptions& h) {
   if (!session) return fail(session.error());
   auto topology = client.topology(h.session);
   if (!topology) return fail(topology.error());
+  HapticLoopOptions options = h.loop;
   std::unique_ptr<HapticDevice> device;
   try {
+    if (!h.offset.empty())
+      options.workspace.offset = parse_vec3_text(h.offset, "--offset " + h.offset);
+    else if (device_has_own_frame(h.device))
+      options.workspace.offset = home_point(*topology, options.tool.radius);
     device = make_device(h.device, default_pen_config(*topology, h.loop.tool.radius));
     if (!h.record_path.empty())
       device = std::make_unique<RecordingDevice>(std::move(device), h.record_path);
@@ -256,7 +262,7 @@ int haptic(Client& client, const HapticCommandOptions& h) {
     std::cerr << "softbody-client: " << e.what() << '\n';
     return 1;
   }
-  HapticLoop loop(*device, h.loop);
+  HapticLoop loop(*device, options);
   loop.connect(client, h.session);
   loop.start();
   std::fprintf(stderr, "haptic: %s at %.0f Hz on session %s\n", device->name().c_str(),

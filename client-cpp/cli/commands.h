@@ -14,6 +14,9 @@ struct HapticCommandOptions {
   std::string session;
   std::string device = "sim";
   std::string record_path;  // record: the CSV to write
+  // "x,y,z": where the device's origin lies in the scene [m]. Empty: the origin for sim and
+  // replay (their positions are scene positions), home_point() for plugin devices.
+  std::string offset;
   bool json = false;
   HapticLoopOptions loop = [] {
     HapticLoopOptions o;

@@ -95,6 +95,9 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmd->add_option("--stiffness", h.loop.tool.contact_stiffness, "contact stiffness [N/m]")
         ->capture_default_str();
+    cmd->add_option("--offset", h.offset,
+                    "X,Y,Z: the scene point [m] of the device's origin (default: 0,0,0 for sim "
+                    "and replay; a plugin's origin hovers over the top of the body)");
     cmd->add_option("--scale", h.loop.workspace.scale, "device-to-scene position scale")
         ->capture_default_str();
     cmd->add_option("--force-scale", h.loop.workspace.force_scale, "scene-to-device force scale")

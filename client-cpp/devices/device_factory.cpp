@@ -10,8 +10,11 @@
 
 namespace softbody::client {
 
-std::string default_pen_config(const Topology& topology, double tool_radius, double period_s,
-                               int cycles) {
+namespace {
+constexpr double kClearance = 0.005;  // [m] between the tool and the body at home
+}  // namespace
+
+Vec3 home_point(const Topology& topology, double tool_radius) {
   const auto& rest = topology.rest_positions;
   double top = -1e300;
   for (std::uint32_t id : topology.surface_vertex_ids) top = std::max(top, rest[3 * id + 1]);
@@ -25,13 +28,23 @@ std::string default_pen_config(const Topology& topology, double tool_radius, dou
     const double d = std::hypot(rest[3 * id] - cx, rest[3 * id + 2] - cz);
     if (d < best) best = d, chosen = id;
   }
-  const double clearance = 0.005;
+  return {rest[3 * chosen], rest[3 * chosen + 1] + tool_radius + kClearance, rest[3 * chosen + 2]};
+}
+
+std::string default_pen_config(const Topology& topology, double tool_radius, double period_s,
+                               int cycles) {
+  const Vec3 start = home_point(topology, tool_radius);
+  const double height = topology.bounds_max[1] - topology.bounds_min[1];
   std::ostringstream c;
   c.precision(9);
-  c << "start=" << rest[3 * chosen] << ',' << rest[3 * chosen + 1] + tool_radius + clearance << ','
-    << rest[3 * chosen + 2] << ";direction=0,-1,0;depth=" << clearance + 0.2 * height
-    << ";period=" << period_s << ";cycles=" << cycles;
+  c << "start=" << start[0] << ',' << start[1] << ',' << start[2]
+    << ";direction=0,-1,0;depth=" << kClearance + 0.2 * height << ";period=" << period_s
+    << ";cycles=" << cycles;
   return c.str();
+}
+
+bool device_has_own_frame(const std::string& spec) {
+  return spec.rfind("plugin:", 0) == 0;
 }
 
 std::unique_ptr<HapticDevice> make_device(const std::string& spec,

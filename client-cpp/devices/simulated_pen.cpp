@@ -1,5 +1,7 @@
 #include "client-cpp/devices/simulated_pen.h"
 
+#include "client-cpp/devices/vector_text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -11,30 +13,11 @@ namespace softbody::client {
 namespace {
 
 double parse_number(const std::string& key, const std::string& value) {
-  std::size_t used = 0;
-  double v = 0;
-  try {
-    v = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || !std::isfinite(v))
-    throw std::invalid_argument("simulated pen: " + key + "=" + value + ": not a number");
-  return v;
+  return parse_number_text(value, "simulated pen: " + key + "=" + value);
 }
 
 Vec3 parse_vector(const std::string& key, const std::string& value) {
-  Vec3 v{};
-  std::stringstream in(value);
-  std::string part;
-  int n = 0;
-  while (std::getline(in, part, ',')) {
-    if (n == 3) break;
-    v[static_cast<size_t>(n++)] = parse_number(key, part);
-  }
-  if (n != 3 || in.rdbuf()->in_avail() > 0)
-    throw std::invalid_argument("simulated pen: " + key + "=" + value + ": expected x,y,z");
-  return v;
+  return parse_vec3_text(value, "simulated pen: " + key + "=" + value);
 }
 
 }  // namespace

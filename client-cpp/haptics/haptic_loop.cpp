@@ -1,5 +1,6 @@
 #include "client-cpp/haptics/haptic_loop.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace softbody::client {
@@ -168,6 +169,8 @@ void HapticLoop::tick(double time_s, double dt) {
       ++beyond_validity_;
   }
   const Vec3 force = safety_.filter(desired, dt, age, connected);
+  if (have_model_ && model_.contacts > 0) ++contact_ticks_;
+  largest_force_ = std::max(largest_force_, std::hypot(force[0], force[1], force[2]));
   device_.write_force(
       {w.force_scale * force[0], w.force_scale * force[1], w.force_scale * force[2]}, time_s);
 
@@ -295,6 +298,8 @@ nlohmann::json HapticLoop::report() const {
       {"commands_rejected", rejected_.load()},
       {"ticks_beyond_validity_radius", beyond_validity_},
       {"ticks_disconnected", disconnected_ticks_},
+      {"ticks_in_contact", contact_ticks_},
+      {"largest_force_n", largest_force_},
       {"reconnects", reconnects_},
       {"force_magnitude_clamps", safety_.magnitude_clamps()},
       {"force_rate_clamps", safety_.rate_clamps()},

@@ -136,6 +136,8 @@ class HapticLoop {
   std::uint64_t sequence_ = 0;
   Histogram period_, jitter_, model_age_, swap_jump_;
   long ticks_ = 0, overruns_ = 0, beyond_validity_ = 0, reconnects_ = 0, disconnected_ticks_ = 0;
+  long contact_ticks_ = 0;    // ticks whose model had contacts
+  double largest_force_ = 0;  // [N], output
   long commands_sent_ = 0, commands_coalesced_ = 0, replies_ = 0;
   double rate_window_start_ = 0;
   long rate_window_ticks_ = 0;

@@ -215,6 +215,9 @@ int main(int argc, char** argv) {
     } else {
       device = client::make_device(device_spec,
                                    client::default_pen_config(*topology, loop_options.tool.radius));
+      // A vendor device's origin hovers over the body (the simulated pen's starting point).
+      if (client::device_has_own_frame(device_spec))
+        loop_options.workspace.offset = client::home_point(*topology, loop_options.tool.radius);
     }
   } catch (const std::exception& e) {
     std::cerr << "softbody-viewer: " << e.what() << '\n';

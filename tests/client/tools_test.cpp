@@ -115,7 +115,7 @@ TEST_F(Tools, CreateUploadsALocalMeshWithTheScenesTransforms) {
   EXPECT_EQ(info["num_vertices"], 554);
   EXPECT_EQ(info["scene_name"], "knight.node");
   EXPECT_NEAR(info["rest_bounds"]["max"]["y"].get<double>(), 0.2, 1e-9);  // fit_height
-  EXPECT_EQ(info["settings"]["youngs_modulus"], 4e4);                      // --set applies too
+  EXPECT_EQ(info["settings"]["youngs_modulus"], 4e4);                     // --set applies too
   EXPECT_EQ(client("delete " + info["id"].get<std::string>()).exit_code, 0);
 
   auto not_a_mesh = client("create --mesh " + std::string(SOFTBODY_SCENES) + "/default.json");
@@ -125,6 +125,33 @@ TEST_F(Tools, CreateUploadsALocalMeshWithTheScenesTransforms) {
   auto named_scene = client("create --scene knight --mesh " + knight);
   EXPECT_EQ(named_scene.exit_code, 1);
   EXPECT_NE(named_scene.err.find("--scene must be a local .json file"), std::string::npos);
+}
+
+// A vendor device (the simulated pen loaded as a plugin) given no configuration still works over
+// the body: its origin is put just above the body's top, so its default press reaches it, as the
+// `sim` device's does.
+TEST_F(Tools, APluginDeviceWithoutConfigurationTouchesTheBody) {
+  // Away from the scene origin, where a device origin left at (0, 0, 0) touches nothing.
+  auto created =
+      client("create --scene cantilever --set gravity=[0,0,0] --set mesh.box.origin=[0.3,0.1,0]");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string id = trim(created.out);
+  auto at_origin = client("haptic " + id +
+                          " --device plugin:" SOFTBODY_SIM_PEN_PLUGIN
+                          " --offset 0,0,0 --duration 1 --cpu -2 --json");
+  ASSERT_EQ(at_origin.exit_code, 0) << at_origin.err;
+  EXPECT_EQ(nlohmann::json::parse(at_origin.out)["ticks_in_contact"], 0) << at_origin.out;
+  for (const std::string device : {"sim", "plugin:" SOFTBODY_SIM_PEN_PLUGIN}) {
+    auto r = client("haptic " + id + " --device " + device + " --duration 2.5 --cpu -2 --json");
+    ASSERT_EQ(r.exit_code, 0) << device << ": " << r.err;
+    const auto report = nlohmann::json::parse(r.out);
+    EXPECT_GT(report["ticks_in_contact"].get<long>(), 100) << device << ": " << r.out;
+    EXPECT_GT(report["largest_force_n"].get<double>(), 0.01) << device << ": " << r.out;
+  }
+  auto bad = client("haptic " + id + " --offset 1,2 --duration 1");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("--offset 1,2: expected x,y,z"), std::string::npos) << bad.err;
+  ASSERT_EQ(client("delete " + id).exit_code, 0);
 }
 
 TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
