@@ -15,6 +15,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <mutex>
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -144,12 +145,34 @@ __attribute__((format(printf, 1, 2))) std::string format(const char* f, ...) {
   return buffer;
 }
 
+// Deletes the session the viewer created when the viewer closes, on every way out (a session
+// left behind would run unseen until the server's idle timeout).
+class CreatedSession {
+ public:
+  CreatedSession(client::Client& client, std::string id) : client_(client), id_(std::move(id)) {}
+  ~CreatedSession() {
+    if (id_.empty()) return;
+    if (auto r = client_.delete_session(id_); r)
+      std::cerr << "softbody-viewer: deleted session " << id_ << '\n';
+    else
+      std::cerr << "softbody-viewer: could not delete session " << id_ << ": "
+                << r.error().to_string() << '\n';
+  }
+  CreatedSession(const CreatedSession&) = delete;
+  CreatedSession& operator=(const CreatedSession&) = delete;
+
+ private:
+  client::Client& client_;
+  std::string id_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   client::ClientOptions client_options;
   std::string session, scene = "default", device_spec, screenshot;
   int width = 1024, height = 768, settle_frames = 3;
+  bool keep = false;
   double screenshot_timeout = 30, screenshot_after = 0;
   client::HapticLoopOptions loop_options;
   loop_options.placement.cpu = -2;  // the viewer shares the machine with its window
@@ -158,6 +181,9 @@ int main(int argc, char** argv) {
   app.add_option("SESSION", session, "session id (default: create one of --scene)");
   app.add_option("--scene", scene, "scene to create when no session is given")
       ->capture_default_str();
+  app.add_flag("--keep", keep,
+               "leave the session created with --scene running when the viewer closes (others "
+               "may join it; the server removes it after its idle timeout with nobody on it)");
   app.add_option("--device", device_spec,
                  "sim[:CONFIG] | replay:FILE | plugin:PATH[:CONFIG] "
                  "(default: mouse and keyboard)");
@@ -172,6 +198,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   client::Client client(client_options);
+  std::unique_ptr<CreatedSession> created;
   if (session.empty()) {
     auto made = client.create_session(scene);
     if (!made) {
@@ -179,7 +206,12 @@ int main(int argc, char** argv) {
       return 1;
     }
     session = made->id();
-    std::cerr << "softbody-viewer: created session " << session << " of '" << scene << "'\n";
+    std::cerr << "softbody-viewer: created session " << session << " of '" << scene << "'; "
+              << (keep ? "it stays when the viewer closes, until the server's idle timeout "
+                         "passes with nobody on it"
+                       : "it is deleted when the viewer closes (--keep leaves it running)")
+              << '\n';
+    if (!keep) created = std::make_unique<CreatedSession>(client, session);
   }
   auto topology = client.topology(session);
   if (!topology) {

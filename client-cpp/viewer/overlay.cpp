@@ -2,6 +2,8 @@
 
 #include <stb/stb_easy_font.h>
 
+#include "client-cpp/viewer/text_wrap.h"
+
 namespace softbody::viewer {
 
 namespace {
@@ -30,7 +32,12 @@ void Overlay::draw(const std::vector<std::string>& lines, int width, int height,
   static char buffer[99999];
   vertices_.clear();
   float y = 6;
-  for (const std::string& line : lines) {
+  const float margin = 6;
+  const auto text_width = [](const std::string& s) {
+    return static_cast<float>(stb_easy_font_width(const_cast<char*>(s.c_str())));
+  };
+  for (const std::string& line :
+       wrap_lines(lines, (static_cast<float>(width) / scale) - 2 * margin, text_width)) {
     const int quads =
         stb_easy_font_print(6, y, const_cast<char*>(line.c_str()), nullptr, buffer, sizeof buffer);
     const auto* v = reinterpret_cast<const float*>(buffer);

@@ -34,8 +34,9 @@ Image load_png(const std::string& path) {
   return image;
 }
 
-// The overlay's three text lines occupy the top of the window; compare below them.
-constexpr int kOverlayRows = 80;
+// The overlay's text lines (wrapped to the window's width) occupy the top of the window; compare
+// below them.
+constexpr int kOverlayRows = 170;
 
 double fraction_where(const Image& im, const std::function<bool(const unsigned char*)>& p) {
   long n = 0, total = 0;
@@ -105,6 +106,48 @@ TEST(Viewer, ShowsTheBodyAndChangesWhenItDeforms) {
   const std::string again = dir + "/viewer-deformed-again.png";
   ASSERT_EQ(screenshot(server, session->id(), again), "");
   EXPECT_LT(fraction_changed(b, load_png(again)), 0.002);
+}
+
+// The overlay's text colour (light grey), which nothing else in the window has at the top.
+bool overlay_text(const unsigned char* p) {
+  return p[0] > 200 && p[1] > 200 && p[2] > 190;
+}
+
+// A session the viewer created ends with it (unless --keep), and it says so; at 640 px the
+// overlay's text wraps instead of running off the right edge.
+TEST(Viewer, ACreatedSessionEndsWithTheViewerAndTheOverlayFitsTheWindow) {
+  test::TestServer server;
+  Client client(testing::options_for(server));
+  const std::string dir = std::filesystem::path(SOFTBODY_ARTIFACTS).string();
+  std::filesystem::create_directories(dir);
+  const std::string path = dir + "/viewer-created.png";
+  const std::string viewer = "xvfb-run -a -s '-screen 0 800x600x24' " +
+                             std::string(SOFTBODY_VIEWER) +
+                             " --server 127.0.0.1:" + std::to_string(server.grpc_port()) +
+                             " --scene default --width 640 --height 480 --screenshot " + path;
+  auto r = test::run_process(viewer);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("it is deleted when the viewer closes"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("deleted session"), std::string::npos) << r.err;
+  auto sessions = client.list_sessions();
+  ASSERT_TRUE(sessions);
+  EXPECT_TRUE(sessions->empty()) << sessions->size() << " sessions left";
+
+  const Image image = load_png(path);
+  ASSERT_EQ(image.width, 640);
+  long text = 0, at_right_edge = 0;
+  for (int y = 0; y < kOverlayRows; ++y)
+    for (int x = 0; x < image.width; ++x)
+      if (overlay_text(image.at(x, y))) ++text, at_right_edge += x >= image.width - 4;
+  EXPECT_GT(text, 500) << "the overlay must show";
+  EXPECT_EQ(at_right_edge, 0) << "the overlay runs off the right edge";
+
+  auto kept = test::run_process(viewer + " --keep");
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_NE(kept.err.find("it stays when the viewer closes"), std::string::npos) << kept.err;
+  sessions = client.list_sessions();
+  ASSERT_TRUE(sessions);
+  EXPECT_EQ(sessions->size(), 1u);
 }
 
 }  // namespace
