@@ -28,6 +28,7 @@ struct GatewayConnection::Subscription {
   bool frame_pending = false;  // encoded, not yet written
   std::atomic<bool> stop{false};
   std::thread thread;
+  std::unique_ptr<CallerStreams::Hold> hold;  // counts against the caller's subscription quota
 
   void frame_written() {
     {
@@ -66,6 +67,10 @@ void GatewayConnection::start(UpgradeRequest request) {
       [](websocket::response_type& r) { r.set(beast::http::field::server, "softbody-server"); }));
   ws_.read_message_max(0);  // no limit in Beast: on_read enforces it (see read())
   ws_.binary(true);
+  // A non-browser client may authenticate with the upgrade's Authorization header; a browser
+  // sends an `authenticate` message first (it cannot set headers on a WebSocket).
+  if (const auto header = request.find(beast::http::field::authorization); header != request.end())
+    authenticate(std::string(header->value()), /*header=*/true, 0);
   ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
     if (ec) {
       spdlog::info("event=websocket_handshake_failed peer={} error={}", self->peer_,
@@ -129,7 +134,41 @@ void GatewayConnection::on_message() {
   read();
 }
 
+bool GatewayConnection::authenticate(const std::string& credential, bool header,
+                                     std::uint32_t request_id) {
+  const Authenticator& auth = gateway_.service().authenticator();
+  try {
+    caller_ = header ? auth.authenticate(credential) : auth.authenticate_token(credential);
+    authenticated_ = true;
+    spdlog::info("event=websocket_authenticated peer={} subject={} role={}", peer_,
+                 logfmt_value(caller_.subject), role_name(caller_.role));
+    return true;
+  } catch (const ApiError& e) {
+    gateway_.metrics().unauthenticated.fetch_add(1, std::memory_order_relaxed);
+    if (!header) send_error(request_id, e.status());
+    return false;
+  }
+}
+
 void GatewayConnection::dispatch(const v1::ClientMessage& message) {
+  if (message.body_case() == v1::ClientMessage::kAuthenticate) {
+    if (authenticate(message.authenticate().token(), false, message.request_id())) {
+      v1::ServerMessage reply;
+      reply.set_request_id(message.request_id());
+      reply.mutable_authenticated()->set_subject(caller_.subject);
+      reply.mutable_authenticated()->set_role(role_name(caller_.role));
+      send_reply(reply);
+    }
+    return;
+  }
+  if (gateway_.service().authenticator().enabled() && !authenticated_ &&
+      message.body_case() != v1::ClientMessage::kPing) {
+    gateway_.metrics().unauthenticated.fetch_add(1, std::memory_order_relaxed);
+    return send_error(message.request_id(),
+                      {grpc::StatusCode::UNAUTHENTICATED,
+                       "this server requires a bearer token: send an `authenticate` message "
+                       "with it first"});
+  }
   if (is_unary_request(message.body_case())) return run_on_worker(message);
   switch (message.body_case()) {
     case v1::ClientMessage::kSubscribe:
@@ -159,13 +198,14 @@ void GatewayConnection::run_on_worker(const v1::ClientMessage& message) {
   auto request = std::make_shared<v1::ClientMessage>(message);
   std::weak_ptr<GatewayConnection> weak = shared_from_this();
   auto executor = ws_.get_executor();
-  asio::post(gateway_.workers(), [this_gateway = &gateway_, request, weak, executor] {
-    auto reply = std::make_shared<v1::ServerMessage>();
-    run_unary_request(this_gateway->service(), *request, *reply);
-    asio::post(executor, [weak, reply] {
-      if (auto self = weak.lock()) self->send_reply(*reply);
-    });
-  });
+  asio::post(gateway_.workers(),
+             [this_gateway = &gateway_, request, weak, executor, caller = caller_] {
+               auto reply = std::make_shared<v1::ServerMessage>();
+               run_unary_request(this_gateway->service(), caller, *request, *reply);
+               asio::post(executor, [weak, reply] {
+                 if (auto self = weak.lock()) self->send_reply(*reply);
+               });
+             });
 }
 
 void GatewayConnection::subscribe(const v1::ClientMessage& message) {
@@ -177,10 +217,11 @@ void GatewayConnection::subscribe(const v1::ClientMessage& message) {
     validate_stream_request(request, gateway_.options().max_rate_hz);
     if (gateway_.sessions().shutting_down())
       throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    next->session = gateway_.sessions().find(request.session_id());
+    next->session = gateway_.service().session_for(caller_, request.session_id());
     // The previous subscription's slot is given back first: moving between sessions at the
     // subscriber limit must work.
     unsubscribe();
+    next->hold = gateway_.service().caller_streams().hold_subscription(caller_);
     next->subscriber = next->session->subscribe();
     next->stream = std::make_unique<StateStream>(*next->session, request);
     fill_session_info(*next->session, *reply.mutable_session());
@@ -264,7 +305,7 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
     try {
       if (gateway_.sessions().shutting_down())
         throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-      auto session = gateway_.sessions().find(wanted);
+      auto session = gateway_.service().session_for(caller_, wanted);
       release_tool();
       tool_ = session->attach_tool();
       tool_session_ = std::move(session);
@@ -295,8 +336,16 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
                  peer_);
   }
   force_message_.Clear();
-  answer_tool_command(*tool_session_, *tool_, command, received, gateway_.metrics(),
-                      *force_message_.mutable_force());
+  if (std::string over = gateway_.service().caller_streams().admit_tool_command(caller_);
+      !over.empty()) {
+    v1::ForceReply& reply = *force_message_.mutable_force();
+    reply.set_sequence(command.sequence());
+    reply.set_client_time_s(command.client_time_s());
+    reply.set_rejected(over);
+  } else {
+    answer_tool_command(*tool_session_, *tool_, command, received, gateway_.metrics(),
+                        *force_message_.mutable_force());
+  }
   if (force_) {
     ++forces_coalesced_;
     gateway_.metrics().websocket_force_replies_coalesced.fetch_add(1, std::memory_order_relaxed);

@@ -49,6 +49,9 @@ class GatewayConnection : public std::enable_shared_from_this<GatewayConnection>
   void on_read(boost::beast::error_code ec);
   void on_message();
   void dispatch(const v1::ClientMessage& message);
+  // With a header value ("Bearer TOKEN") or a bare token from an `authenticate` message (whose
+  // refusal is answered to `request_id`); true when the connection now acts as the caller.
+  bool authenticate(const std::string& credential, bool header, std::uint32_t request_id);
   void subscribe(const v1::ClientMessage& message);
   void unsubscribe();
   void tool_command(const v1::ClientMessage& message);
@@ -68,6 +71,8 @@ class GatewayConnection : public std::enable_shared_from_this<GatewayConnection>
   static Bytes serialize(const v1::ServerMessage& message);
 
   WebGateway& gateway_;
+  Caller caller_ = Caller::anonymous();  // development mode until authenticated
+  bool authenticated_ = false;
   boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
   boost::beast::flat_buffer buffer_;
   std::string peer_;

@@ -26,43 +26,38 @@ void set_error(const grpc::Status& status, v1::ServerMessage& reply) {
   if (auto moved = v1::moved_detail(status)) *error.mutable_moved() = *moved;
 }
 
-void run_unary_request(SimulationService& service, const v1::ClientMessage& request,
-                       v1::ServerMessage& reply) {
+void run_unary_request(SimulationService& service, const Caller& caller,
+                       const v1::ClientMessage& request, v1::ServerMessage& reply) {
   reply.Clear();
   reply.set_request_id(request.request_id());
-  // The service's unary handlers do not use their ServerContext.
-  grpc::ServerContext* const no_context = nullptr;
   grpc::Status status;
   switch (request.body_case()) {
     case v1::ClientMessage::kListScenes:
-      status = service.ListScenes(no_context, &request.list_scenes(), reply.mutable_scenes());
+      status = service.ListScenes(caller, &request.list_scenes(), reply.mutable_scenes());
       break;
     case v1::ClientMessage::kListSessions:
-      status = service.ListSessions(no_context, &request.list_sessions(), reply.mutable_sessions());
+      status = service.ListSessions(caller, &request.list_sessions(), reply.mutable_sessions());
       break;
     case v1::ClientMessage::kCreateSession:
-      status =
-          service.CreateSession(no_context, &request.create_session(), reply.mutable_session());
+      status = service.CreateSession(caller, &request.create_session(), reply.mutable_session());
       break;
     case v1::ClientMessage::kGetSession:
-      status = service.GetSession(no_context, &request.get_session(), reply.mutable_session());
+      status = service.GetSession(caller, &request.get_session(), reply.mutable_session());
       break;
     case v1::ClientMessage::kDeleteSession: {
       v1::DeleteSessionResponse unused;
-      status = service.DeleteSession(no_context, &request.delete_session(), &unused);
+      status = service.DeleteSession(caller, &request.delete_session(), &unused);
       reply.mutable_done();
       break;
     }
     case v1::ClientMessage::kControlSession:
-      status =
-          service.ControlSession(no_context, &request.control_session(), reply.mutable_session());
+      status = service.ControlSession(caller, &request.control_session(), reply.mutable_session());
       break;
     case v1::ClientMessage::kUpdateSettings:
-      status =
-          service.UpdateSettings(no_context, &request.update_settings(), reply.mutable_session());
+      status = service.UpdateSettings(caller, &request.update_settings(), reply.mutable_session());
       break;
     case v1::ClientMessage::kGetTopology:
-      status = service.GetTopology(no_context, &request.get_topology(), reply.mutable_topology());
+      status = service.GetTopology(caller, &request.get_topology(), reply.mutable_topology());
       break;
     default:
       status = {grpc::StatusCode::INVALID_ARGUMENT, "body: not a request/reply call"};

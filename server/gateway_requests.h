@@ -13,8 +13,8 @@ namespace softbody::server {
 bool is_unary_request(v1::ClientMessage::BodyCase body);
 
 // Runs a unary request; may take long (creating a session builds a scene): not on an I/O thread.
-void run_unary_request(SimulationService& service, const v1::ClientMessage& request,
-                       v1::ServerMessage& reply);
+void run_unary_request(SimulationService& service, const Caller& caller,
+                       const v1::ClientMessage& request, v1::ServerMessage& reply);
 
 // Sets `reply` to the error for `status`.
 void set_error(const grpc::Status& status, v1::ServerMessage& reply);

@@ -20,7 +20,7 @@ using tcp = asio::ip::tcp;
 namespace {
 
 struct Routes {
-  std::map<std::string, HttpServer::Handler> handlers;
+  std::map<std::string, HttpServer::AuthorizedHandler> handlers;
   HttpServer::Fallback fallback;
   std::string websocket_path;
   UpgradeHandler websocket;
@@ -77,7 +77,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (request_.method() != http::verb::get && request_.method() != http::verb::head)
       return {405, "text/plain; charset=utf-8", "only GET is supported\n", {}};
     try {
-      if (auto it = routes_.handlers.find(path); it != routes_.handlers.end()) return it->second();
+      if (auto it = routes_.handlers.find(path); it != routes_.handlers.end())
+        return it->second(std::string(request_[http::field::authorization]));
       if (routes_.fallback) {
         if (auto r = routes_.fallback(path)) return std::move(*r);
       }
@@ -146,6 +147,12 @@ HttpServer::~HttpServer() {
 }
 
 void HttpServer::route(const std::string& path, Handler handler) {
+  impl_->routes.handlers[path] = [handler = std::move(handler)](const std::string&) {
+    return handler();
+  };
+}
+
+void HttpServer::route(const std::string& path, AuthorizedHandler handler) {
   impl_->routes.handlers[path] = std::move(handler);
 }
 

@@ -23,6 +23,8 @@ struct HttpResponse {
 class HttpServer {
  public:
   using Handler = std::function<HttpResponse()>;
+  // A handler told the request's Authorization header ("" when absent).
+  using AuthorizedHandler = std::function<HttpResponse(const std::string& authorization)>;
   // A GET for a path no route names (static files); nullopt: 404.
   using Fallback = std::function<std::optional<HttpResponse>(const std::string& path)>;
   // Binds `address` ("host:port", port 0 picks a free one); throws std::runtime_error when it
@@ -31,6 +33,7 @@ class HttpServer {
   ~HttpServer();
   // Before start():
   void route(const std::string& path, Handler handler);  // GET only
+  void route(const std::string& path, AuthorizedHandler handler);
   void fallback(Fallback handler);
   void websocket(const std::string& path, UpgradeHandler handler);
   void start();

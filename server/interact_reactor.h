@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 
+#include "server/auth/quota.h"
 #include "server/session_manager.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
 
@@ -16,7 +17,10 @@ namespace softbody::server {
 class InteractReactor final
     : public grpc::ServerBidiReactor<softbody::v1::ToolCommand, softbody::v1::ForceReply> {
  public:
-  InteractReactor(SessionManager& sessions, Metrics& metrics, int max_pending_replies);
+  // `authenticated`: the outcome of authenticating the call; when not OK the stream is finished
+  // with it at once. `caller` may use only sessions the access policy grants it.
+  InteractReactor(SessionManager& sessions, Metrics& metrics, int max_pending_replies,
+                  Caller caller, const grpc::Status& authenticated, CallerStreams& streams);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -31,6 +35,8 @@ class InteractReactor final
 
   SessionManager& sessions_;
   Metrics& metrics_;
+  const Caller caller_;
+  CallerStreams& streams_;
   const int max_pending_replies_;
   softbody::v1::ToolCommand command_;
 

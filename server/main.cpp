@@ -14,6 +14,9 @@
 #include <thread>
 
 #include "engine/solvers/sparse_cholesky.h"
+#include "server/api_error.h"
+#include "server/auth/access_policy.h"
+#include "server/auth/auth_command_line.h"
 #include "server/capacity.h"
 #include "server/host_status.h"
 #include "server/http_server.h"
@@ -54,7 +57,9 @@ void write_ready_file(const std::string& path, int grpc_port, int http_port) {
 
 int main(int argc, char** argv) {
   CLI::App app{"softbody-server: real-time soft-body simulation sessions over gRPC"};
-  std::string grpc_address = "0.0.0.0:50051", http_address = "0.0.0.0:8080";
+  // Loopback by default: beyond it the server needs authentication (or --allow-unauthenticated).
+  std::string grpc_address = "127.0.0.1:50051", http_address = "127.0.0.1:8080";
+  AuthCommandLine auth_line;
   std::string scenes = default_scenes_dir(), log_level = "info", preload = "default", ready_file;
   ManagerOptions manager;
   SchedulerOptions scheduler_options;
@@ -142,11 +147,16 @@ int main(int argc, char** argv) {
   app.add_option("--shutdown-grace", shutdown_grace_s,
                  "seconds in-flight calls get to finish on SIGTERM")
       ->capture_default_str();
+  add_auth_options(app, auth_line);
   CLI11_PARSE(app, argc, argv);
+  if (!auth_line.new_token.empty()) return print_new_token(auth_line.new_token);
   if (!configure_logging(log_level)) {
     std::fprintf(stderr, "--log-level: unknown level '%s'\n", log_level.c_str());
     return 2;
   }
+  const std::unique_ptr<Authenticator> auth =
+      authenticator_for(auth_line, grpc_address, http_address);
+  if (!auth) return 2;
   if (!std::filesystem::is_directory(scenes)) {
     spdlog::error("event=startup_failed error={}", logfmt_value("--scenes: no folder " + scenes));
     return 2;
@@ -178,7 +188,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   SessionManager& sessions = *sessions_owner;
-  SimulationService service(sessions, metrics);
+  SimulationService service(sessions, metrics, {}, auth.get());
   gateway_options.max_message_bytes = static_cast<std::size_t>(max_message_mb) * 1024 * 1024;
   // Declared before the HTTP server: its connections refer to the gateway until they are gone.
   WebGateway gateway(service, sessions, metrics, gateway_options);
@@ -223,7 +233,21 @@ int main(int argc, char** argv) {
     return c.accepting() ? HttpResponse{200, "text/plain; charset=utf-8", "ready\n", {}}
                          : HttpResponse{503, "text/plain; charset=utf-8", c.refusal + "\n", {}};
   });
-  http->route("/status", [&] {
+  // Host facts and metrics are an admin's (with authentication: a bearer token of that role).
+  const auto admin_refusal = [&](const std::string& authorization) -> std::optional<HttpResponse> {
+    try {
+      require_role(auth->authenticate(authorization), Role::kAdmin, "this endpoint");
+      return std::nullopt;
+    } catch (const ApiError& e) {
+      const bool who = e.code() == grpc::StatusCode::UNAUTHENTICATED;
+      return HttpResponse{who ? 401 : 403,
+                          "text/plain; charset=utf-8",
+                          std::string(e.what()) + "\n",
+                          {{"WWW-Authenticate", "Bearer"}}};
+    }
+  };
+  http->route("/status", [&](const std::string& authorization) {
+    if (auto refused = admin_refusal(authorization)) return *refused;
     return HttpResponse{200,
                         "application/json",
                         server_status_json(server_status(sessions, service.identity.get())),
@@ -257,7 +281,8 @@ int main(int argc, char** argv) {
         "# TYPE softbody_shared_bodies gauge\nsoftbody_shared_bodies " +
         std::to_string(sessions.body_cache_size()) + "\n";
   };
-  http->route("/metrics", [&] {
+  http->route("/metrics", [&](const std::string& authorization) {
+    if (auto refused = admin_refusal(authorization)) return *refused;
     return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", metrics.exposition(), {}};
   });
   const StaticFiles web_files(web_root);

@@ -81,6 +81,19 @@ std::string Metrics::exposition() const {
   counter(out, "softbody_websocket_force_replies_coalesced_total",
           "Force replies replaced by a newer one before a slow connection took them.",
           websocket_force_replies_coalesced);
+  counter(out, "softbody_unauthenticated_total", "Requests refused for a missing or bad token.",
+          unauthenticated);
+  counter(out, "softbody_permission_denied_total", "Requests refused beyond the caller's role.",
+          permission_denied);
+  out +=
+      "# HELP softbody_quota_refusals_total Requests refused by a per-caller quota.\n"
+      "# TYPE softbody_quota_refusals_total counter\n";
+  for (const auto& [quota, value] : {std::pair{"max_sessions", &quota_max_sessions},
+                                     std::pair{"max_upload_vertices", &quota_max_upload_vertices},
+                                     std::pair{"max_tool_rate_hz", &quota_max_tool_rate_hz},
+                                     std::pair{"max_subscriptions", &quota_max_subscriptions}})
+    out += std::string("softbody_quota_refusals_total{quota=\"") + quota + "\"} " +
+           std::to_string(value->load()) + "\n";
   histogram(out, "softbody_step_duration_seconds", "Wall-clock time of a simulation step.",
             step_seconds);
   histogram(out, "softbody_solve_relative_residual",

@@ -42,6 +42,11 @@ struct Metrics {
   std::atomic<std::uint64_t> websocket_connections{0};
   std::atomic<std::uint64_t> websocket_closed_malformed{0};
   std::atomic<std::uint64_t> websocket_force_replies_coalesced{0};
+  std::atomic<std::uint64_t> unauthenticated{0};    // requests without a valid token
+  std::atomic<std::uint64_t> permission_denied{0};  // requests beyond the caller's role
+  // Requests refused by a per-caller quota (docs/security.md), by quota.
+  std::atomic<std::uint64_t> quota_max_sessions{0}, quota_max_upload_vertices{0},
+      quota_max_tool_rate_hz{0}, quota_max_subscriptions{0};
   Histogram step_seconds{{0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1}};
   Histogram solve_residual{{1e-10, 1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1}};
   Histogram real_time_factor{{0.25, 0.5, 0.75, 0.9, 0.95, 0.99, 1.01, 1.05, 1.25, 2}};

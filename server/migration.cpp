@@ -9,8 +9,10 @@
 namespace softbody::server {
 namespace {
 
-std::unique_ptr<grpc::ClientContext> context_with_deadline(double seconds) {
+std::unique_ptr<grpc::ClientContext> context_with_deadline(double seconds,
+                                                           const std::string& authorization) {
   auto context = std::make_unique<grpc::ClientContext>();
+  if (!authorization.empty()) context->AddMetadata("authorization", authorization);
   context->set_deadline(std::chrono::system_clock::now() +
                         std::chrono::milliseconds(static_cast<long>(seconds * 1000)));
   return context;
@@ -19,7 +21,8 @@ std::unique_ptr<grpc::ClientContext> context_with_deadline(double seconds) {
 }  // namespace
 
 v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::string& id,
-                                           const std::string& target) {
+                                           const std::string& target,
+                                           const std::string& authorization) {
   const std::shared_ptr<Session> session = sessions.find(id);
   if (target.empty()) invalid_argument("target", "is required (host:port of the receiving host)");
   grpc::ChannelArguments args;
@@ -28,8 +31,8 @@ v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::
       grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args));
 
   v1::ServerStatus status;
-  const grpc::Status reached =
-      stub->GetServerStatus(context_with_deadline(5).get(), v1::GetServerStatusRequest{}, &status);
+  const grpc::Status reached = stub->GetServerStatus(context_with_deadline(5, authorization).get(),
+                                                     v1::GetServerStatusRequest{}, &status);
   if (!reached.ok())
     throw ApiError(grpc::StatusCode::UNAVAILABLE,
                    "target: cannot reach " + target + ": " + reached.error_message());
@@ -42,7 +45,8 @@ v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::
   const v1::CreateSessionRequest request =
       restore_request(sessions.stored_form(*session, was_running));
   v1::SessionInfo created;
-  const grpc::Status made = stub->CreateSession(context_with_deadline(30).get(), request, &created);
+  const grpc::Status made =
+      stub->CreateSession(context_with_deadline(30, authorization).get(), request, &created);
   if (!made.ok()) {
     if (was_running) sessions.resume(session);
     spdlog::warn("event=migration_failed session={} target={} error={}", id, logfmt_value(target),

@@ -11,8 +11,10 @@
 namespace softbody::server {
 
 // Throws ApiError: NOT_FOUND (session), INVALID_ARGUMENT / UNAVAILABLE / the target's own refusal
-// naming "target".
+// naming "target". `authorization`: the metadata value the target is asked with (the migrating
+// admin's bearer token; "" without authentication). The session keeps its owner.
 v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::string& id,
-                                           const std::string& target);
+                                           const std::string& target,
+                                           const std::string& authorization = "");
 
 }  // namespace softbody::server

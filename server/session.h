@@ -45,6 +45,7 @@ struct UploadedMeshData {
 
 // Where a session's scene came from: enough to build it again (settings changes, snapshots).
 struct SessionSource {
+  std::string owner;  // the subject of the caller that created it ("" without authentication)
   std::string scene_name;
   nlohmann::json document;  // with every settings change applied
   std::string base_dir;     // relative mesh paths resolve here
@@ -87,6 +88,7 @@ class Session {
   const std::string& id() const { return id_; }
   const std::string& label() const { return label_; }
   const std::string& scene_name() const { return source_.scene_name; }
+  const std::string& owner() const { return source_.owner; }
   Clock::time_point created() const { return created_; }
 
   // --- stepping (scheduler workers) ---

@@ -1,5 +1,7 @@
 #include "server/session_manager.h"
 
+#include "server/auth/quota.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -195,11 +197,29 @@ void SessionManager::check_mesh_size(const TetMesh& mesh, const std::string& fie
                      std::to_string(options_.max_tetrahedra));
 }
 
-std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& request) {
+int SessionManager::sessions_owned_by(const std::string& owner) const {
+  std::lock_guard lock(mutex_);
+  int n = 0;
+  for (const auto& [id, s] : sessions_) n += s->owner() == owner;
+  return n;
+}
+
+std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& request,
+                                                const Caller& caller) {
   {
     std::lock_guard lock(mutex_);
     check_admission();
   }
+  // The owner is the caller; only an admin (a host restoring a session for its user) names
+  // another.
+  if (!request.owner().empty() && caller.authenticated && caller.role != Role::kAdmin)
+    throw ApiError(grpc::StatusCode::PERMISSION_DENIED,
+                   "owner: only an admin may create a session for another user");
+  const std::string owner = request.owner().empty() ? caller.subject : request.owner();
+  if (caller.quota.max_sessions > 0 && sessions_owned_by(owner) >= caller.quota.max_sessions)
+    refuse_quota(metrics_, "max_sessions", caller,
+                 "owns " + std::to_string(caller.quota.max_sessions) +
+                     " sessions, its limit (delete one first)");
   if (request.label().size() > 256) invalid_argument("label", "longer than 256 characters");
   if (!std::isfinite(request.idle_timeout_s()) || request.idle_timeout_s() < 0)
     invalid_argument("idle_timeout_s", "must be a finite number >= 0");
@@ -215,6 +235,12 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
       LoadedMesh loaded =
           load_mesh_content(data.format, data.file_name, data.content, data.elements);
       check_mesh_size(loaded.mesh, field + ".content");
+      if (caller.quota.max_upload_vertices > 0 &&
+          loaded.mesh.num_vertices() > caller.quota.max_upload_vertices)
+        refuse_quota(metrics_, "max_upload_vertices", caller,
+                     field + ".content has " + std::to_string(loaded.mesh.num_vertices()) +
+                         " vertices; at most " + std::to_string(caller.quota.max_upload_vertices) +
+                         " may be uploaded");
       source.uploaded_mesh = std::make_shared<const TetMesh>(std::move(loaded.mesh));
     } catch (const MeshError& e) {
       invalid_argument(field + ".content", e.what());
@@ -309,6 +335,7 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   const TetMesh& mesh = scene.body->mesh;
   check_mesh_size(mesh, "scene");
 
+  source.owner = owner;
   std::string id = request.session_id();
   if (!id.empty() && !valid_session_id(id))
     invalid_argument("session_id", "must be 1-64 letters, digits, '-' or '_'");
@@ -325,6 +352,13 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   {
     std::lock_guard lock(mutex_);
     check_admission();  // again: the server may have filled up or begun shutting down meanwhile
+    if (caller.quota.max_sessions > 0) {  // again: a concurrent create of the same owner
+      int owned = 0;
+      for (const auto& [other_id, other] : sessions_) owned += other->owner() == owner;
+      if (owned >= caller.quota.max_sessions)
+        refuse_quota(metrics_, "max_sessions", caller,
+                     "owns " + std::to_string(owned) + " sessions, its limit (delete one first)");
+    }
     if (!sessions_.try_emplace(id, session).second)
       throw ApiError(grpc::StatusCode::ALREADY_EXISTS, "session_id: '" + id + "' exists");
     moved_.erase(id);  // a session that comes back is no longer elsewhere
@@ -392,6 +426,7 @@ v1::CreateSessionRequest restore_request(const v1::StoredSession& stored) {
   *request.mutable_snapshot() = stored.snapshot();
   request.set_session_id(stored.session_id());
   request.set_label(stored.label());
+  request.set_owner(stored.owner());
   request.set_idle_timeout_s(stored.idle_timeout_s());
   request.set_start_paused(!stored.running());
   return request;
@@ -424,6 +459,7 @@ v1::StoredSession SessionManager::stored_form(Session& s, bool was_running) cons
   v1::StoredSession stored;
   stored.set_session_id(s.id());
   stored.set_label(s.label());
+  stored.set_owner(s.owner());
   stored.set_idle_timeout_s(s.idle_timeout_s);
   stored.set_running(was_running);
   to_proto(s.snapshot(), *stored.mutable_snapshot());

@@ -9,6 +9,7 @@
 #include <thread>
 #include <vector>
 
+#include "server/auth/caller.h"
 #include "server/capacity.h"
 #include "server/moved_sessions.h"
 #include "server/scheduler.h"
@@ -46,8 +47,12 @@ class SessionManager {
   ~SessionManager();
 
   std::vector<SceneListing> list_scenes() const;
-  // All creation paths; throws ApiError naming the request field at fault.
-  std::shared_ptr<Session> create(const softbody::v1::CreateSessionRequest& request);
+  // All creation paths; throws ApiError naming the request field at fault. The session's owner
+  // is `caller` (or request.owner when the caller is an admin); the caller's quotas apply
+  // (RESOURCE_EXHAUSTED naming the quota). Internal callers (preload, restore) are anonymous.
+  std::shared_ptr<Session> create(const softbody::v1::CreateSessionRequest& request,
+                                  const Caller& caller = Caller::anonymous());
+  int sessions_owned_by(const std::string& owner) const;
   // NOT_FOUND. An id this host does not hold is looked up in the snapshot store and restored from
   // there (a session drained by another host); one this host migrated away is NOT_FOUND with a
   // SessionMoved detail naming where it went.

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "server/api_error.h"
+#include "server/auth/access_policy.h"
 #include "server/interact_reactor.h"
 #include "server/logging.h"
 #include "server/migration.h"
@@ -17,11 +18,13 @@ namespace {
 // Runs a handler; API errors become their status and nothing else escapes (no request may bring
 // the server down).
 template <typename Body>
-grpc::Status guarded(const char* method, Body&& body) {
+grpc::Status guarded(Metrics& metrics, const char* method, Body&& body) {
   try {
     body();
     return grpc::Status::OK;
   } catch (const ApiError& e) {
+    if (e.code() == grpc::StatusCode::UNAUTHENTICATED) metrics.unauthenticated.fetch_add(1);
+    if (e.code() == grpc::StatusCode::PERMISSION_DENIED) metrics.permission_denied.fetch_add(1);
     spdlog::debug("event=request_refused method={} code={} error={}", method,
                   static_cast<int>(e.code()), logfmt_value(e.what()));
     return e.status();
@@ -70,13 +73,63 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   to_proto(session.rest_bounds(), *info.mutable_rest_bounds());
 }
 
-SimulationService::SimulationService(SessionManager& sessions, Metrics& metrics,
-                                     StreamLimits limits)
-    : sessions_(sessions), metrics_(metrics), limits_(limits) {}
+namespace {
+const Authenticator kDevelopmentMode;
+}  // namespace
 
-grpc::Status SimulationService::ListScenes(grpc::ServerContext*, const v1::ListScenesRequest*,
+SimulationService::SimulationService(SessionManager& sessions, Metrics& metrics,
+                                     StreamLimits limits, const Authenticator* auth)
+    : sessions_(sessions),
+      metrics_(metrics),
+      limits_(limits),
+      auth_(auth ? *auth : kDevelopmentMode) {}
+
+Caller SimulationService::caller_of(const grpc::ServerContextBase* context) const {
+  if (!auth_.enabled()) return Caller::anonymous();
+  std::string authorization;
+  if (context) {
+    const auto& metadata = context->client_metadata();
+    if (auto it = metadata.find("authorization"); it != metadata.end())
+      authorization.assign(it->second.data(), it->second.size());
+  }
+  return auth_.authenticate(authorization);
+}
+
+std::shared_ptr<Session> SimulationService::session_for(const Caller& caller,
+                                                        const std::string& id) {
+  auto session = sessions_.find(id);
+  require_session_access(caller, id, session->owner());
+  return session;
+}
+
+// --- unary calls: the gRPC handlers authenticate, the caller-taking forms do the work (and serve
+// the browser gateway, which authenticates its connection once) ---
+
+#define SOFTBODY_AUTHENTICATED_UNARY(Method, Request, Response)                                \
+  grpc::Status SimulationService::Method(grpc::ServerContext* context, const Request* request, \
+                                         Response* response) {                                 \
+    Caller caller;                                                                             \
+    const grpc::Status authenticated =                                                         \
+        guarded(metrics_, #Method, [&] { caller = caller_of(context); });                      \
+    if (!authenticated.ok()) return authenticated;                                             \
+    return Method(caller, request, response);                                                  \
+  }
+
+SOFTBODY_AUTHENTICATED_UNARY(ListScenes, v1::ListScenesRequest, v1::ListScenesResponse)
+SOFTBODY_AUTHENTICATED_UNARY(CreateSession, v1::CreateSessionRequest, v1::SessionInfo)
+SOFTBODY_AUTHENTICATED_UNARY(GetSession, v1::GetSessionRequest, v1::SessionInfo)
+SOFTBODY_AUTHENTICATED_UNARY(ListSessions, v1::ListSessionsRequest, v1::ListSessionsResponse)
+SOFTBODY_AUTHENTICATED_UNARY(DeleteSession, v1::DeleteSessionRequest, v1::DeleteSessionResponse)
+SOFTBODY_AUTHENTICATED_UNARY(ControlSession, v1::ControlSessionRequest, v1::SessionInfo)
+SOFTBODY_AUTHENTICATED_UNARY(UpdateSettings, v1::UpdateSettingsRequest, v1::SessionInfo)
+SOFTBODY_AUTHENTICATED_UNARY(SnapshotSession, v1::SnapshotRequest, v1::Snapshot)
+SOFTBODY_AUTHENTICATED_UNARY(GetTopology, v1::GetTopologyRequest, v1::Topology)
+SOFTBODY_AUTHENTICATED_UNARY(GetServerStatus, v1::GetServerStatusRequest, v1::ServerStatus)
+#undef SOFTBODY_AUTHENTICATED_UNARY
+
+grpc::Status SimulationService::ListScenes(const Caller&, const v1::ListScenesRequest*,
                                            v1::ListScenesResponse* response) {
-  return guarded("ListScenes", [&] {
+  return guarded(metrics_, "ListScenes", [&] {
     for (const SceneListing& s : sessions_.list_scenes()) {
       v1::SceneEntry* e = response->add_scenes();
       e->set_name(s.name);
@@ -85,11 +138,11 @@ grpc::Status SimulationService::ListScenes(grpc::ServerContext*, const v1::ListS
   });
 }
 
-grpc::Status SimulationService::CreateSession(grpc::ServerContext*,
+grpc::Status SimulationService::CreateSession(const Caller& caller,
                                               const v1::CreateSessionRequest* request,
                                               v1::SessionInfo* info) {
-  return guarded("CreateSession", [&] {
-    fill_session_info(*sessions_.create(*request), *info);
+  return guarded(metrics_, "CreateSession", [&] {
+    fill_session_info(*sessions_.create(*request, caller), *info);
     const HostIdentity self = identity.get();
     if (self.advertised) {
       info->set_host_grpc_address(self.grpc_address);
@@ -98,34 +151,37 @@ grpc::Status SimulationService::CreateSession(grpc::ServerContext*,
   });
 }
 
-grpc::Status SimulationService::GetSession(grpc::ServerContext*,
+grpc::Status SimulationService::GetSession(const Caller& caller,
                                            const v1::GetSessionRequest* request,
                                            v1::SessionInfo* info) {
-  return guarded("GetSession",
-                 [&] { fill_session_info(*sessions_.find(request->session_id()), *info); });
+  return guarded(metrics_, "GetSession",
+                 [&] { fill_session_info(*session_for(caller, request->session_id()), *info); });
 }
 
-grpc::Status SimulationService::ListSessions(grpc::ServerContext*, const v1::ListSessionsRequest*,
+grpc::Status SimulationService::ListSessions(const Caller& caller, const v1::ListSessionsRequest*,
                                              v1::ListSessionsResponse* response) {
-  return guarded("ListSessions", [&] {
-    for (const auto& s : sessions_.list()) fill_session_info(*s, *response->add_sessions());
+  return guarded(metrics_, "ListSessions", [&] {
+    // A trainee sees only its own sessions; instructors and admins everyone's.
+    for (const auto& s : sessions_.list())
+      if (may_access_session(caller, s->owner())) fill_session_info(*s, *response->add_sessions());
   });
 }
 
-grpc::Status SimulationService::DeleteSession(grpc::ServerContext*,
+grpc::Status SimulationService::DeleteSession(const Caller& caller,
                                               const v1::DeleteSessionRequest* request,
                                               v1::DeleteSessionResponse*) {
-  return guarded("DeleteSession", [&] {
+  return guarded(metrics_, "DeleteSession", [&] {
+    session_for(caller, request->session_id());
     sessions_.remove(request->session_id(),
                      grpc::Status(grpc::StatusCode::CANCELLED, "session deleted"));
   });
 }
 
-grpc::Status SimulationService::ControlSession(grpc::ServerContext*,
+grpc::Status SimulationService::ControlSession(const Caller& caller,
                                                const v1::ControlSessionRequest* request,
                                                v1::SessionInfo* info) {
-  return guarded("ControlSession", [&] {
-    auto session = sessions_.find(request->session_id());
+  return guarded(metrics_, "ControlSession", [&] {
+    auto session = session_for(caller, request->session_id());
     switch (request->action()) {
       case v1::CONTROL_ACTION_PAUSE:
         sessions_.pause(session);
@@ -145,34 +201,34 @@ grpc::Status SimulationService::ControlSession(grpc::ServerContext*,
       default:
         invalid_argument("action", "must be PAUSE, RESUME, RESET or STEP");
     }
-    spdlog::info("event=session_control session={} action={}", session->id(),
-                 v1::ControlAction_Name(request->action()));
+    spdlog::info("event=session_control session={} action={} by={}", session->id(),
+                 v1::ControlAction_Name(request->action()), logfmt_value(caller.subject));
     fill_session_info(*session, *info);
   });
 }
 
-grpc::Status SimulationService::UpdateSettings(grpc::ServerContext*,
+grpc::Status SimulationService::UpdateSettings(const Caller& caller,
                                                const v1::UpdateSettingsRequest* request,
                                                v1::SessionInfo* info) {
-  return guarded("UpdateSettings", [&] {
-    auto session = sessions_.find(request->session_id());
+  return guarded(metrics_, "UpdateSettings", [&] {
+    auto session = session_for(caller, request->session_id());
     session->update_settings(settings_from_proto(request->settings()));
     fill_session_info(*session, *info);
   });
 }
 
-grpc::Status SimulationService::SnapshotSession(grpc::ServerContext*,
+grpc::Status SimulationService::SnapshotSession(const Caller& caller,
                                                 const v1::SnapshotRequest* request,
                                                 v1::Snapshot* out) {
-  return guarded("SnapshotSession",
-                 [&] { to_proto(sessions_.find(request->session_id())->snapshot(), *out); });
+  return guarded(metrics_, "SnapshotSession",
+                 [&] { to_proto(session_for(caller, request->session_id())->snapshot(), *out); });
 }
 
-grpc::Status SimulationService::GetTopology(grpc::ServerContext*,
+grpc::Status SimulationService::GetTopology(const Caller& caller,
                                             const v1::GetTopologyRequest* request,
                                             v1::Topology* out) {
-  return guarded("GetTopology", [&] {
-    auto session = sessions_.find(request->session_id());
+  return guarded(metrics_, "GetTopology", [&] {
+    auto session = session_for(caller, request->session_id());
     const MeshTopology& topo = session->topology();
     const TetMesh& mesh = session->mesh();
     out->set_num_vertices(topo.num_vertices());
@@ -193,16 +249,29 @@ grpc::Status SimulationService::GetTopology(grpc::ServerContext*,
   });
 }
 
+grpc::Status SimulationService::GetServerStatus(const Caller& caller,
+                                                const v1::GetServerStatusRequest*,
+                                                v1::ServerStatus* out) {
+  return guarded(metrics_, "GetServerStatus", [&] {
+    require_role(caller, Role::kAdmin, "GetServerStatus (host capacity)");
+    *out = server_status(sessions_, identity.get());
+  });
+}
+
 grpc::Status SimulationService::StreamState(grpc::ServerContext* context,
                                             const v1::StreamStateRequest* request,
                                             grpc::ServerWriter<v1::StateFrame>* writer) {
   std::shared_ptr<Session> session;
   std::shared_ptr<Subscriber> subscriber;
-  const grpc::Status opened = guarded("StreamState", [&] {
+  Caller caller;
+  std::unique_ptr<CallerStreams::Hold> hold;
+  const grpc::Status opened = guarded(metrics_, "StreamState", [&] {
+    caller = caller_of(context);
     validate_stream_request(*request, limits_.max_rate_hz);
     if (sessions_.shutting_down())
       throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    session = sessions_.find(request->session_id());
+    session = session_for(caller, request->session_id());
+    hold = streams_.hold_subscription(caller);
     subscriber = session->subscribe();
   });
   if (!opened.ok()) return opened;
@@ -230,21 +299,25 @@ grpc::Status SimulationService::StreamState(grpc::ServerContext* context,
 }
 
 grpc::ServerBidiReactor<v1::ToolCommand, v1::ForceReply>* SimulationService::Interact(
-    grpc::CallbackServerContext*) {
-  return new InteractReactor(sessions_, metrics_, limits_.max_pending_replies);
+    grpc::CallbackServerContext* context) {
+  Caller caller;
+  const grpc::Status authenticated =
+      guarded(metrics_, "Interact", [&] { caller = caller_of(context); });
+  return new InteractReactor(sessions_, metrics_, limits_.max_pending_replies, caller,
+                             authenticated, streams_);
 }
 
-grpc::Status SimulationService::GetServerStatus(grpc::ServerContext*,
-                                                const v1::GetServerStatusRequest*,
-                                                v1::ServerStatus* out) {
-  return guarded("GetServerStatus", [&] { *out = server_status(sessions_, identity.get()); });
-}
-
-grpc::Status SimulationService::MigrateSession(grpc::ServerContext*,
+grpc::Status SimulationService::MigrateSession(grpc::ServerContext* context,
                                                const v1::MigrateSessionRequest* request,
                                                v1::MigrateSessionResponse* out) {
-  return guarded("MigrateSession", [&] {
-    *out = migrate_session(sessions_, request->session_id(), request->target());
+  return guarded(metrics_, "MigrateSession", [&] {
+    require_role(caller_of(context), Role::kAdmin, "MigrateSession");
+    // The target host is asked with the same credentials (an admin's on both hosts).
+    std::string authorization;
+    if (auto it = context->client_metadata().find("authorization");
+        it != context->client_metadata().end())
+      authorization.assign(it->second.data(), it->second.size());
+    *out = migrate_session(sessions_, request->session_id(), request->target(), authorization);
   });
 }
 

@@ -4,6 +4,8 @@
 // from any thread (session deletion, shutdown).
 #pragma once
 
+#include "server/auth/authenticator.h"
+#include "server/auth/quota.h"
 #include "server/host_status.h"
 #include "server/session_manager.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
@@ -18,7 +20,9 @@ struct StreamLimits {
 class SimulationService final : public softbody::v1::Simulation::WithCallbackMethod_Interact<
                                     softbody::v1::Simulation::Service> {
  public:
-  SimulationService(SessionManager& sessions, Metrics& metrics, StreamLimits limits = {});
+  // `auth`: who may call (nullptr: development mode, everyone is an anonymous admin).
+  SimulationService(SessionManager& sessions, Metrics& metrics, StreamLimits limits = {},
+                    const Authenticator* auth = nullptr);
   // The synchronous Interact is disabled by the callback one below.
   using softbody::v1::Simulation::WithCallbackMethod_Interact<
       softbody::v1::Simulation::Service>::Interact;
@@ -50,13 +54,38 @@ class SimulationService final : public softbody::v1::Simulation::WithCallbackMet
   grpc::Status MigrateSession(grpc::ServerContext*, const v1::MigrateSessionRequest*,
                               v1::MigrateSessionResponse*) override;
 
+  // The unary calls for a caller already authenticated (the gRPC handlers above authenticate
+  // from the call's metadata; the browser gateway once per connection).
+  grpc::Status ListScenes(const Caller&, const v1::ListScenesRequest*, v1::ListScenesResponse*);
+  grpc::Status CreateSession(const Caller&, const v1::CreateSessionRequest*, v1::SessionInfo*);
+  grpc::Status GetSession(const Caller&, const v1::GetSessionRequest*, v1::SessionInfo*);
+  grpc::Status ListSessions(const Caller&, const v1::ListSessionsRequest*,
+                            v1::ListSessionsResponse*);
+  grpc::Status DeleteSession(const Caller&, const v1::DeleteSessionRequest*,
+                             v1::DeleteSessionResponse*);
+  grpc::Status ControlSession(const Caller&, const v1::ControlSessionRequest*, v1::SessionInfo*);
+  grpc::Status UpdateSettings(const Caller&, const v1::UpdateSettingsRequest*, v1::SessionInfo*);
+  grpc::Status SnapshotSession(const Caller&, const v1::SnapshotRequest*, v1::Snapshot*);
+  grpc::Status GetTopology(const Caller&, const v1::GetTopologyRequest*, v1::Topology*);
+  grpc::Status GetServerStatus(const Caller&, const v1::GetServerStatusRequest*, v1::ServerStatus*);
+
+  // Session `id` if `caller` may use it: NOT_FOUND, or PERMISSION_DENIED (another's session).
+  std::shared_ptr<Session> session_for(const Caller& caller, const std::string& id);
+  const Authenticator& authenticator() const { return auth_; }
+  CallerStreams& caller_streams() { return streams_; }
+
   // This host's advertised addresses (known once it listens).
   HostIdentityCell identity;
 
  private:
+  // The caller of a gRPC call (UNAUTHENTICATED when its token is missing or bad).
+  Caller caller_of(const grpc::ServerContextBase* context) const;
+
   SessionManager& sessions_;
   Metrics& metrics_;
   StreamLimits limits_;
+  const Authenticator& auth_;
+  CallerStreams streams_{metrics_};
 };
 
 // Session facts for the API (also used by the browser gateway later).
