@@ -99,7 +99,8 @@ std::string ServerProcess::log() const {
   return s.str();
 }
 
-std::pair<int, std::string> http_get(int port, const std::string& path, std::string* headers) {
+std::pair<int, std::string> http_get(int port, const std::string& path, std::string* headers,
+                                     const std::string& authorization) {
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
@@ -110,7 +111,8 @@ std::pair<int, std::string> http_get(int port, const std::string& path, std::str
     return {0, ""};
   }
   const std::string request =
-      "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+      "GET " + path + " HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" +
+      (authorization.empty() ? "" : "Authorization: " + authorization + "\r\n") + "\r\n";
   (void)!write(fd, request.data(), request.size());
   std::string response;
   char buffer[4096];

@@ -38,7 +38,9 @@ class ServerProcess {
 };
 
 // A GET on the server's HTTP port: status code and body.
+// `authorization`: the Authorization header to send ("" for none).
 std::pair<int, std::string> http_get(int port, const std::string& path,
-                                     std::string* headers = nullptr);
+                                     std::string* headers = nullptr,
+                                     const std::string& authorization = "");
 
 }  // namespace softbody::server

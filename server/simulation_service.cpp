@@ -41,6 +41,7 @@ grpc::Status guarded(Metrics& metrics, const char* method, Body&& body) {
 void fill_session_info(const Session& session, v1::SessionInfo& info) {
   info.set_id(session.id());
   info.set_label(session.label());
+  info.set_owner(session.owner());
   info.set_scene_name(session.scene_name());
   info.set_status(session.running ? v1::SESSION_STATUS_RUNNING : v1::SESSION_STATUS_PAUSED);
   const MeshTopology& topo = session.topology();

@@ -22,6 +22,10 @@ int main(int argc, char** argv) {
   app.add_option("--deadline", deadline_s, "seconds per request")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 3600.0));
+  std::string token_file;
+  app.add_option("--token-file", token_file,
+                 "file holding the bearer token for servers that require one (default: the "
+                 "SOFTBODY_TOKEN environment variable)");
 
   bool json = false;
   auto* list_cmd = app.add_subcommand("list", "scenes and sessions");
@@ -126,6 +130,12 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   client_options.set_servers(servers);
+  try {
+    client_options.load_token(token_file);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "softbody-client: %s\n", e.what());
+    return 1;
+  }
   client_options.on_switch = [](const std::string& address, const std::string& why) {
     std::fprintf(stderr, "softbody-client: now talking to %s: %s\n", address.c_str(), why.c_str());
   };

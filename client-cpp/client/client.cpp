@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -179,6 +180,7 @@ Result<v1::MigrateSessionResponse> Client::migrate(const std::string& id,
   auto ctx = std::make_unique<grpc::ClientContext>();
   ctx->set_deadline(std::chrono::system_clock::now() +
                     std::max(options_.deadline, std::chrono::milliseconds(60000)));
+  authorize(*ctx);
   const grpc::Status status = stub().MigrateSession(ctx.get(), request, &response);
   if (!status.ok()) return Error::from(status);
   follow(Error{grpc::StatusCode::NOT_FOUND, "", "migrated", response.moved().grpc_address()});
@@ -194,7 +196,29 @@ Result<v1::ServerStatus> Client::server_status() {
 std::unique_ptr<grpc::ClientContext> Client::context() const {
   auto ctx = std::make_unique<grpc::ClientContext>();
   ctx->set_deadline(std::chrono::system_clock::now() + options_.deadline);
+  authorize(*ctx);
   return ctx;
+}
+
+void Client::authorize(grpc::ClientContext& context) const {
+  if (!options_.bearer_token.empty())
+    context.AddMetadata("authorization", "Bearer " + options_.bearer_token);
+}
+
+void ClientOptions::load_token(const std::string& path) {
+  if (path.empty()) {
+    if (const char* env = std::getenv("SOFTBODY_TOKEN"); env && *env) bearer_token = env;
+    return;
+  }
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) throw std::runtime_error(path + ": cannot read the token file");
+  std::string token = text.str();
+  const auto first = token.find_first_not_of(" \t\r\n");
+  const auto last = token.find_last_not_of(" \t\r\n");
+  if (first == std::string::npos) throw std::runtime_error(path + ": the token file is empty");
+  bearer_token = token.substr(first, last - first + 1);
 }
 
 bool Client::wait_until_connected(std::chrono::milliseconds timeout) {
@@ -339,8 +363,9 @@ std::unique_ptr<ToolStream> Client::interact(const std::string& id,
                                              ToolStream::ReplyHandler on_reply,
                                              ToolStream::EndHandler on_end) {
   Host h = host();
-  return std::make_unique<ToolStream>(h.stub, id, std::move(on_reply), std::move(on_end),
-                                      std::move(h.address));
+  return std::make_unique<ToolStream>(
+      h.stub, id, std::move(on_reply), std::move(on_end), std::move(h.address),
+      options_.bearer_token.empty() ? std::string() : "Bearer " + options_.bearer_token);
 }
 
 }  // namespace softbody::client

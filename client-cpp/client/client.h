@@ -34,10 +34,17 @@ struct ClientOptions {
   // Told when the client switches host (following a moved session or a host that went away).
   std::function<void(const std::string& address, const std::string& why)> on_switch;
   std::chrono::milliseconds deadline{10000};  // per unary call
-  int max_message_mb = 64;                    // receive limit (snapshots of large bodies)
+  // Sent on every call as "authorization: Bearer TOKEN" when the server requires one
+  // (docs/security.md). Empty: none.
+  std::string bearer_token;
+  int max_message_mb = 64;  // receive limit (snapshots of large bodies)
 
   // Sets `address` and `fallback_addresses` from a command line's "A,B,C" (A first).
   void set_servers(const std::string& comma_separated);
+  // Sets `bearer_token` from a file holding it (surrounding whitespace ignored; a file, not a
+  // flag value, so the secret does not show in process listings), or from the environment
+  // variable SOFTBODY_TOKEN when `path` is empty. Throws std::runtime_error naming the file.
+  void load_token(const std::string& path);
 };
 
 // The surface the server streams, with the rest shape.
@@ -78,6 +85,8 @@ class Client {
   // Moves session `id` to the host at `target` (MigrateSession) and follows it there.
   Result<v1::MigrateSessionResponse> migrate(const std::string& id, const std::string& target);
   Result<v1::ServerStatus> server_status();
+  // Adds the bearer token (if any) to a call's metadata.
+  void authorize(grpc::ClientContext& context) const;
 
   // Waits until the channel is connected (or the timeout passes).
   bool wait_until_connected(std::chrono::milliseconds timeout);

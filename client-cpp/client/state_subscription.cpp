@@ -40,6 +40,7 @@ std::optional<Error> StateSubscription::end_error() const {
 
 grpc::Status StateSubscription::read_one_stream(int connection, bool& got_frames) {
   grpc::ClientContext ctx;
+  client_.authorize(ctx);
   {
     std::lock_guard lock(mutex_);
     if (stopping_) return {grpc::StatusCode::CANCELLED, "subscription stopped"};

@@ -5,11 +5,12 @@ namespace softbody::client {
 namespace v1 = softbody::v1;
 
 ToolStream::ToolStream(v1::Simulation::Stub& stub, std::string session_id, ReplyHandler on_reply,
-                       EndHandler on_end, std::string host)
+                       EndHandler on_end, std::string host, const std::string& authorization)
     : session_id_(std::move(session_id)),
       host_(std::move(host)),
       on_reply_(std::move(on_reply)),
       on_end_(std::move(on_end)) {
+  if (!authorization.empty()) context_.AddMetadata("authorization", authorization);
   stub.async()->Interact(&context_, this);
   // Writes are started from the caller's thread at any time; without the hold gRPC could finish
   // the call (OnDone) between our decision to write and StartWrite, and the late write's reaction

@@ -26,8 +26,9 @@ class ToolStream
   using EndHandler = std::function<void(const Error&)>;  // OK status when closed cleanly
 
   // `host`: the address the stub talks to (for Client::follow when the stream ends).
+  // `authorization`: the call's "authorization" metadata ("" for none).
   ToolStream(softbody::v1::Simulation::Stub& stub, std::string session_id, ReplyHandler on_reply,
-             EndHandler on_end, std::string host = {});
+             EndHandler on_end, std::string host = {}, const std::string& authorization = {});
   ~ToolStream() override;
   ToolStream(const ToolStream&) = delete;
   ToolStream& operator=(const ToolStream&) = delete;

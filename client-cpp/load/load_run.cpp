@@ -131,6 +131,7 @@ struct SubscriberResult {
 nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
   ClientOptions co;
   co.set_servers(o.server);
+  co.bearer_token = o.bearer_token;
   std::atomic<long> host_switches{0};
   co.on_switch = [&](const std::string& address, const std::string& why) {
     ++host_switches;

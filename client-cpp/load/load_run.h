@@ -12,6 +12,7 @@ namespace softbody::client {
 
 struct LoadOptions {
   std::string server = "127.0.0.1:50051";
+  std::string bearer_token;  // for servers that require one (docs/security.md)
   std::string scene = "default";
   std::vector<std::string> overrides;
   int sessions = 1;

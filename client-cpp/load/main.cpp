@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "client-cpp/client/client.h"
 #include "client-cpp/load/load_run.h"
 
 int main(int argc, char** argv) {
@@ -16,9 +17,15 @@ int main(int argc, char** argv) {
                  "server address; a comma-separated list names other hosts of the cluster, where "
                  "the clients go on when one is drained (sessions restored from the store)")
       ->capture_default_str();
+  std::string token_file;
+  app.add_option("--token-file", token_file,
+                 "file holding the bearer token for servers that require one (default: the "
+                 "SOFTBODY_TOKEN environment variable)");
   app.add_option("--scene", o.scene, "scene of every session (name or .json file)")
       ->capture_default_str();
-  app.add_option("--set", o.overrides, "scene override for every session, KEY=VALUE, e.g. dt=0.01 or /dt=0.01 (a dotted path or a JSON pointer; numbers index arrays; repeatable)");
+  app.add_option("--set", o.overrides,
+                 "scene override for every session, KEY=VALUE, e.g. dt=0.01 or /dt=0.01 (a dotted "
+                 "path or a JSON pointer; numbers index arrays; repeatable)");
   app.add_option("--sessions", o.sessions, "sessions to create")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
@@ -51,6 +58,14 @@ int main(int argc, char** argv) {
   app.add_option("--min-frame-ratio", t.min_frame_ratio,
                  "fail when frames received / expected is below this");
   CLI11_PARSE(app, argc, argv);
+  try {
+    ClientOptions token;
+    token.load_token(token_file);
+    o.bearer_token = token.bearer_token;
+  } catch (const std::exception& e) {
+    std::cerr << "softbody-load: " << e.what() << '\n';
+    return 1;
+  }
 
   nlohmann::json report;
   try {

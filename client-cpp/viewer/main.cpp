@@ -178,6 +178,10 @@ int main(int argc, char** argv) {
   loop_options.placement.cpu = -2;  // the viewer shares the machine with its window
   CLI::App app{"softbody-viewer: watch and touch a live softbody session"};
   app.add_option("--server", client_options.address, "server address")->capture_default_str();
+  std::string token_file;
+  app.add_option("--token-file", token_file,
+                 "file holding the bearer token for servers that require one (default: the "
+                 "SOFTBODY_TOKEN environment variable)");
   app.add_option("SESSION", session, "session id (default: create one of --scene)");
   app.add_option("--scene", scene, "scene to create when no session is given")
       ->capture_default_str();
@@ -196,6 +200,12 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot-timeout", screenshot_timeout, "seconds to wait for a frame");
   app.add_option("--screenshot-after", screenshot_after, "seconds to run before the screenshot");
   CLI11_PARSE(app, argc, argv);
+  try {
+    client_options.load_token(token_file);
+  } catch (const std::exception& e) {
+    std::cerr << "softbody-viewer: " << e.what() << '\n';
+    return 1;
+  }
 
   client::Client client(client_options);
   std::unique_ptr<CreatedSession> created;

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -99,6 +101,54 @@ TEST_F(CliFailures, WatchAndHapticSayTheServerShutDown) {
               std::string::npos)
         << r.err;
   }
+}
+
+}  // namespace
+}  // namespace softbody::client
+
+namespace softbody::client {
+namespace {
+
+// The tools against a server that requires tokens: `softbody-server --new-token` makes one, the
+// tools send it from --token-file or SOFTBODY_TOKEN, and without it say UNAUTHENTICATED.
+TEST(CliAuth, ToolsSendTheTokenFromAFileOrTheEnvironment) {
+  const std::string dir = testing::temp_path("auth");
+  std::filesystem::create_directories(dir);
+  auto made = test::run_process(std::string(SOFTBODY_SERVER) + " --new-token alice:trainee");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto newline = made.out.find('\n');
+  const std::string secret = made.out.substr(0, newline);
+  const std::string entry =
+      made.out.substr(newline + 1, made.out.find('\n', newline + 1) - newline - 1);
+  EXPECT_EQ(entry.find(secret), std::string::npos);  // the entry holds only the hash
+  std::ofstream(dir + "/tokens.json") << "{\"tokens\": [" << entry << "]}";
+  std::ofstream(dir + "/alice.token") << secret << "\n";
+  server::ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES,
+                               {"--token-file", dir + "/tokens.json"});
+  const std::string cli = std::string(SOFTBODY_CLIENT) +
+                          " --server 127.0.0.1:" + std::to_string(server.grpc_port()) + " ";
+  auto refused = test::run_process(cli + "list");
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("softbody-client: UNAUTHENTICATED: "), std::string::npos)
+      << refused.err;
+  auto created = test::run_process(cli + "--token-file " + dir +
+                                   "/alice.token create --scene "
+                                   "cantilever --paused --json");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_NE(created.out.find("\"owner\": \"alice\""), std::string::npos) << created.out;
+  auto listed = test::run_process("SOFTBODY_TOKEN=" + secret + " " + cli + "list --json");
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("\"owner\": \"alice\""), std::string::npos);
+  auto load = test::run_process(std::string(SOFTBODY_LOAD) + " --server 127.0.0.1:" +
+                                std::to_string(server.grpc_port()) + " --token-file " + dir +
+                                "/alice.token --scene cantilever --duration 1 --warmup 0.2 "
+                                "--rate 200 --json --max-errors 0");
+  EXPECT_EQ(load.exit_code, 0) << load.out << load.err;
+  auto missing = test::run_process(cli + "--token-file " + dir + "/nope list");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("nope: cannot read the token file"), std::string::npos) << missing.err;
+  EXPECT_EQ(server.terminate(), 0);
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
