@@ -131,8 +131,21 @@ def check_against_server(binary, scenes, where, container):
     """Starts the real server with the rendered arguments (addresses on loopback, the store in a
     temporary folder) and asks every probed path."""
     tmp = tempfile.mkdtemp(prefix="softbody-deploy-")
+    # A real token file in place of the Secret's (an admin token asks /status), and the Secret
+    # must be mounted where --token-file points.
+    admin = subprocess.run([binary, "--new-token", "deploy-check:admin"], capture_output=True,
+                           text=True, check=True).stdout.splitlines()
+    with open(os.path.join(tmp, "tokens.json"), "w") as f:
+        f.write('{"tokens": [%s]}' % admin[1])
+    mounts = [m["mountPath"] for m in container.get("volumeMounts", [])]
+    for a in container.get("args", []):
+        if a.startswith("--token-file="):
+            path = a.split("=", 1)[1]
+            if not any(path.startswith(m.rstrip("/") + "/") for m in mounts):
+                fail(where, f"--token-file {path} is not in a mounted volume ({mounts})")
     args = []
     for a in container.get("args", []):
+        a = re.sub(r"^--token-file=.*", f"--token-file={tmp}/tokens.json", a)
         a = a.replace("$(POD_NAME)", "softbody-host-0")
         a = re.sub(r"^--grpc=.*", "--grpc=127.0.0.1:0", a)
         a = re.sub(r"^--http=.*", "--http=127.0.0.1:0", a)
@@ -156,7 +169,10 @@ def check_against_server(binary, scenes, where, container):
             p = container.get(probe)
             if p and http_status(port, p["httpGet"]["path"]) != 200:
                 fail(where, f"{probe} path {p['httpGet']['path']} does not answer 200")
-        status = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/status").read())
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/status")
+        if any(a.startswith("--token-file=") for a in args):
+            request.add_header("Authorization", "Bearer " + admin[0])
+        status = json.loads(urllib.request.urlopen(request).read())
         if "--advertise-grpc=$(POD_NAME).softbody-hosts:50051" in container.get("args", []):
             if status["grpcAddress"] != "softbody-host-0.softbody-hosts:50051":
                 fail(where, f"advertised {status['grpcAddress']}")
