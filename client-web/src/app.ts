@@ -17,6 +17,22 @@ import { Hud } from "./ui/hud";
 import { drawLegend } from "./ui/legend";
 import { $, button, input } from "./ui/dom";
 
+// The bearer token for servers that require one (docs/security.md): given once in the address's
+// fragment (#token=..., which browsers never send to servers or write to their logs), then kept
+// for this tab in sessionStorage and removed from the address bar.
+function accessToken(): string | null {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  const given = fragment.get("token");
+  if (given) {
+    sessionStorage.setItem("softbody-token", given);
+    fragment.delete("token");
+    const address = new URL(location.href);
+    address.hash = fragment.toString();
+    history.replaceState(null, "", address);
+  }
+  return sessionStorage.getItem("softbody-token");
+}
+
 // softbody-server labels the session it starts with --preload so (docs/api.md).
 const PRELOADED_LABEL = "preloaded";
 
@@ -29,6 +45,7 @@ const TOOL_HINTS: Record<ToolKind, string> = {
 // What the end-to-end tests and a curious user can read from the console: window.softbody.
 export interface AppProbe {
   connection: ConnectionState;
+  identity: string;  // "subject (role)" the server accepted the token as; "" without one
   sessionId: string;
   framesReceived: number;
   lastStep: number;
@@ -67,6 +84,7 @@ export class App {
     roundTripMs: NaN,
     maxDisplacement: 0,
     bodyOnScreen: null,
+    identity: "",
   };
 
   constructor() {
@@ -77,6 +95,10 @@ export class App {
     this.tools = new ToolController(this.view);
     this.hud = new Hud($("hud"), $("chart") as HTMLCanvasElement);
     // Computed when read (a pass over the vertices), not on every displayed frame.
+    Object.defineProperty(this.probe, "identity", {
+      enumerable: true,
+      get: () => (this.client.identity ? `${this.client.identity.subject} (${this.client.identity.role})` : ""),
+    });
     Object.defineProperty(this.probe, "bodyOnScreen", { enumerable: true, get: () => this.view.bodyPointOnScreen() });
   }
 
@@ -89,6 +111,7 @@ export class App {
       onForce: (reply) => client === this.client && this.onForce(reply),
       onStreamEnded: (ended) => client === this.client && this.onStreamEnded(ended),
     });
+    client.token = accessToken();
     this.probe.server = url;
     return client;
   }
@@ -490,6 +513,11 @@ export class App {
     const element = $("error");
     let text = message;
     if (error instanceof GatewayError) text += `\n${error.status}: ${error.message}`;
+    // A server that requires a token: say how to give one (the fragment never reaches logs).
+    if (error instanceof GatewayError && error.code === 16)
+      text += this.client.tokenRefusal
+        ? `\nThe token was refused (${this.client.tokenRefusal}); open the page with #token=YOUR_TOKEN.`
+        : "\nThis server requires an access token: open the page with #token=YOUR_TOKEN.";
     else if (error instanceof Error) text += `\n${error.message}`;
     this.probe.lastError = text;
     element.textContent = text;

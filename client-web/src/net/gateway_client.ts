@@ -30,10 +30,13 @@ const STATUS_NAMES: Record<number, string> = {
   3: "INVALID_ARGUMENT",
   4: "DEADLINE_EXCEEDED",
   5: "NOT_FOUND",
+  6: "ALREADY_EXISTS",
+  7: "PERMISSION_DENIED",
   8: "RESOURCE_EXHAUSTED",
   9: "FAILED_PRECONDITION",
   13: "INTERNAL",
   14: "UNAVAILABLE",
+  16: "UNAUTHENTICATED",
 };
 
 export class GatewayError extends Error {
@@ -54,7 +57,7 @@ export class GatewayError extends Error {
 // The request bodies, by their oneof case (listScenes, createSession, subscribe, ...).
 export type RequestBody = Exclude<
   MessageInitShape<typeof ClientMessageSchema>["body"],
-  undefined | { case: undefined; value?: undefined } | { case: "toolCommand" }
+  undefined | { case: undefined; value?: undefined } | { case: "toolCommand" } | { case: "authenticate" }
 >;
 
 type WebSocketLike = WebSocket;
@@ -75,6 +78,14 @@ export class GatewayClient {
   private opened: Promise<void> | null = null;
   private resolveOpened: (() => void) | null = null;
   state: ConnectionState = "closed";
+  // The bearer token sent first on every (re)connection when set (servers that require one,
+  // docs/security.md): a message, since a browser cannot set headers on a WebSocket and a URL
+  // would land in logs.
+  token: string | null = null;
+  // Who the server says this connection acts as, once the token was accepted.
+  identity: { subject: string; role: string } | null = null;
+  // Why the server refused the token ("" when it did not).
+  tokenRefusal = "";
 
   constructor(
     readonly url: string,
@@ -142,6 +153,8 @@ export class GatewayClient {
     this.socket = socket;
     socket.onopen = () => {
       this.backoff.reset();
+      // Sent before anything else: the server handles a connection's messages in order.
+      if (this.token) this.authenticate(this.token);
       this.setState("open", "");
       this.resolveOpened?.();
     };
@@ -163,6 +176,26 @@ export class GatewayClient {
     socket.onerror = () => {
       // onclose follows with the code; nothing to add here.
     };
+  }
+
+  private authenticate(token: string): void {
+    const socket = this.socket;
+    if (!socket) return;
+    const id = this.nextId++;
+    const message = create(ClientMessageSchema, { requestId: id, body: { case: "authenticate", value: { token } } });
+    const timer = setTimeout(() => this.pending.delete(id), this.requestTimeoutMs);
+    this.pending.set(id, {
+      resolve: (reply) => {
+        if (reply.body.case === "authenticated") this.identity = { ...reply.body.value };
+        this.tokenRefusal = "";
+      },
+      reject: (error) => {
+        this.identity = null;
+        this.tokenRefusal = error.message;
+      },
+      timer,
+    });
+    socket.send(toBinary(ClientMessageSchema, message));
   }
 
   private receive(data: ArrayBuffer): void {
