@@ -63,6 +63,20 @@ run_vitest() {
 run_vitest "vitest (unit)"
 run_vitest "vitest (browser end-to-end)" --config e2e/vitest.config.ts
 
+# Fuzz smoke: each libFuzzer target a few seconds on its seed corpus (scripts/fuzz.sh; long runs
+# are recorded in bench/RESULTS.md).
+fuzz_log=$(mktemp)
+scripts/fuzz.sh --seconds "${SOFTBODY_FUZZ_SECONDS:-5}" 2>&1 | tee "$fuzz_log"
+fuzz=$(grep -E "^fuzz: [0-9]+ passed, [0-9]+ failed" "$fuzz_log" | tail -n 1)
+if [ -n "$fuzz" ]; then
+  total_passed=$((total_passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$fuzz")))
+  total_failed=$((total_failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$fuzz")))
+elif ! grep -q "^fuzz: skipped" "$fuzz_log"; then
+  echo "fuzz: no summary"
+  total_failed=$((total_failed + 1))
+fi
+rm -f "$fuzz_log"
+
 # Container smoke test: the images built and run with Podman (skipped, saying so, without it;
 # SOFTBODY_SKIP_CONTAINER_SMOKE=1 skips it for quick local runs).
 if [ "${SOFTBODY_SKIP_CONTAINER_SMOKE:-0}" = 1 ]; then

@@ -216,6 +216,14 @@ bool FrameDecoder::decode_into(std::span<const std::uint8_t> frame, std::vector<
       has_reference_ = false;
       return false;
     }
+    // A valid step between two int32 coordinates is below 2^32 in size; checked before the sum,
+    // which a forged varint (e.g. INT64_MIN) would overflow (found by the frame decoder fuzzer).
+    constexpr std::int64_t kLargestStep = std::int64_t{1} << 32;
+    if (v <= -kLargestStep || v >= kLargestStep) {
+      error = "grid coordinate out of range at coordinate " + std::to_string(i);
+      has_reference_ = false;
+      return false;
+    }
     const std::int64_t q = v + (delta ? coordinates_[i] : 0);
     if (q < std::numeric_limits<std::int32_t>::min() ||
         q > std::numeric_limits<std::int32_t>::max()) {

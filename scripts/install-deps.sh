@@ -14,6 +14,7 @@ PACKAGES=(
   emscripten nodejs chromium fonts-liberation
   python3 python3-yaml
   podman debootstrap runc bc
+  clang libclang-rt-14-dev libomp-14-dev
 )
 
 missing=()

@@ -7,6 +7,7 @@ extern "C" {
 #include <b64/cencode.h>
 }
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
 #include <pugixml.hpp>
@@ -85,7 +86,10 @@ std::vector<double> read_data_array(const VtuContext& ctx, const pugi::xml_node&
   size_t size = value_size(ctx, array, type);
   std::string_view text = array.child_value();
   std::vector<double> values;
-  values.reserve(count);
+  // `count` comes from the file's NumberOfPoints/Cells: reserve no more than its text could hold
+  // (a value takes at least one character), or a forged header asks for exabytes (found by the
+  // mesh loader fuzzer).
+  values.reserve(std::min(count, text.size()));
   if (format == "ascii") {
     TextScanner scanner(ctx.path, text);
     scanner.seek(0, line_of(ctx, array));

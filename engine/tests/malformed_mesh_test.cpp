@@ -75,6 +75,17 @@ std::vector<Malformed> cases() {
        "<DataArray Name=\"types\" "
        "type=\"UInt8\"></DataArray></Cells></Piece></UnstructuredGrid></VTKFile>",
        ":3: invalid character '!' in base64 data"},
+      // A forged count must not make the reader reserve memory for it (the fuzzer's find).
+      {"VtuHugeDeclaredCount", "huge.vtu",
+       "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece "
+       "NumberOfPoints=\"400000000000000000\" NumberOfCells=\"0\">\n<Points>\n"
+       "<DataArray type=\"Float64\" NumberOfComponents=\"3\" "
+       "format=\"ascii\">0 0 0</DataArray></Points>"
+       "<Cells><DataArray Name=\"connectivity\" type=\"Int32\"></DataArray><DataArray "
+       "Name=\"offsets\" type=\"Int32\"></DataArray>"
+       "<DataArray Name=\"types\" "
+       "type=\"UInt8\"></DataArray></Cells></Piece></UnstructuredGrid></VTKFile>",
+       "huge.vtu"},
       {"VtuMalformedXml", "xml.vtu",
        "<VTKFile type=\"UnstructuredGrid\">\n<UnstructuredGrid>\n<Piece>\n</VTKFile>",
        "malformed XML"},
