@@ -25,6 +25,7 @@
 #include "server/session_manager.h"
 #include "server/simulation_service.h"
 #include "server/static_files.h"
+#include "server/tls_credentials.h"
 #include "server/web_gateway.h"
 
 namespace {
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
   // Loopback by default: beyond it the server needs authentication (or --allow-unauthenticated).
   std::string grpc_address = "127.0.0.1:50051", http_address = "127.0.0.1:8080";
   AuthCommandLine auth_line;
+  TlsFiles tls;
   std::string scenes = default_scenes_dir(), log_level = "info", preload = "default", ready_file;
   ManagerOptions manager;
   SchedulerOptions scheduler_options;
@@ -148,6 +150,13 @@ int main(int argc, char** argv) {
                  "seconds in-flight calls get to finish on SIGTERM")
       ->capture_default_str();
   add_auth_options(app, auth_line);
+  app.add_option("--tls-cert", tls.certificate,
+                 "PEM certificate chain: the gRPC port speaks TLS (reread when it changes)");
+  app.add_option("--tls-key", tls.key, "PEM private key of --tls-cert (reread when it changes)");
+  app.add_option("--tls-reload-s", tls.reload_interval_s,
+                 "how often the certificate and key files are checked for changes [s]")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86400));
   CLI11_PARSE(app, argc, argv);
   if (!auth_line.new_token.empty()) return print_new_token(auth_line.new_token);
   if (!configure_logging(log_level)) {
@@ -197,7 +206,14 @@ int main(int argc, char** argv) {
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   int grpc_port = 0;
-  builder.AddListeningPort(grpc_address, grpc::InsecureServerCredentials(), &grpc_port);
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  try {
+    credentials = grpc_port_credentials(tls);
+  } catch (const std::exception& e) {
+    spdlog::error("event=startup_failed error={}", logfmt_value(e.what()));
+    return 2;
+  }
+  builder.AddListeningPort(grpc_address, credentials, &grpc_port);
   builder.SetMaxReceiveMessageSize(max_message_mb * 1024 * 1024);
   // gRPC sets SO_REUSEPORT by default: a second server on the same port would start and share
   // the connections with the first (clients would see either's sessions). A port in use must be
@@ -327,9 +343,12 @@ int main(int argc, char** argv) {
       spdlog::error("event=preload_failed scene={} error={}", preload, logfmt_value(e.what()));
     }
   }
-  spdlog::info("event=listening grpc_port={} http_port={} workers={} scenes={} web_root={}",
-               grpc_port, http->port(), scheduler.workers(), logfmt_value(scenes),
-               logfmt_value(web_files.has_index() ? web_files.root().string() : "(not built)"));
+  spdlog::info(
+      "event=listening grpc_port={} grpc_tls={} http_port={} workers={} scenes={} "
+      "web_root={}",
+      grpc_port, tls.certificate.empty() ? "off" : "on", http->port(), scheduler.workers(),
+      logfmt_value(scenes),
+      logfmt_value(web_files.has_index() ? web_files.root().string() : "(not built)"));
   if (!ready_file.empty()) write_ready_file(ready_file, grpc_port, http->port());
 
   int signal = 0;

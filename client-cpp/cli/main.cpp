@@ -1,6 +1,7 @@
 // softbody-client [--server ADDR] COMMAND: sessions, live statistics and the haptic loop from a
 // terminal (docs/client-cpp.md).
 #include <CLI/CLI.hpp>
+#include <memory>
 
 #include "client-cpp/cli/commands.h"
 
@@ -22,6 +23,9 @@ int main(int argc, char** argv) {
   app.add_option("--deadline", deadline_s, "seconds per request")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 3600.0));
+  app.add_option("--tls-ca", client_options.tls_ca_file,
+                 "PEM certificate of the authority that signed the server's TLS certificate: speak "
+                 "TLS to a server started with --tls-cert");
   std::string token_file;
   app.add_option("--token-file", token_file,
                  "file holding the bearer token for servers that require one (default: the "
@@ -140,7 +144,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "softbody-client: now talking to %s: %s\n", address.c_str(), why.c_str());
   };
   client_options.deadline = std::chrono::milliseconds(static_cast<long>(deadline_s * 1000));
-  Client client(client_options);
+  std::unique_ptr<Client> client_owner;
+  try {
+    client_owner = std::make_unique<Client>(client_options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "softbody-client: %s\n", e.what());
+    return 1;
+  }
+  Client& client = *client_owner;
   if (*list_cmd) return cli::list(client, json);
   if (*create_cmd) return cli::create(client, {scene, mesh, overrides, label, paused, json});
   if (*delete_cmd) return cli::remove(client, id);

@@ -84,6 +84,18 @@ Error Error::from(const grpc::Status& status) {
 }
 
 Client::Client(ClientOptions options) : options_(std::move(options)) {
+  if (options_.tls_ca_file.empty()) {
+    credentials_ = grpc::InsecureChannelCredentials();
+  } else {
+    std::ifstream in(options_.tls_ca_file);
+    std::stringstream pem;
+    pem << in.rdbuf();
+    if (!in || pem.str().find("-----BEGIN CERTIFICATE") == std::string::npos)
+      throw std::runtime_error(options_.tls_ca_file + ": not a readable PEM certificate");
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = pem.str();
+    credentials_ = grpc::SslCredentials(ssl);
+  }
   std::lock_guard lock(mutex_);
   connect(options_.address);
 }
@@ -95,7 +107,7 @@ void Client::connect(const std::string& address) {
   // Reconnect quickly after a server restart (the default backoff grows to 2 minutes).
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
   address_ = address;
-  channel_ = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  channel_ = grpc::CreateCustomChannel(address, credentials_, args);
   stubs_.push_back(v1::Simulation::NewStub(channel_));
   stub_ = stubs_.back().get();
 }

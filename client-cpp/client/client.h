@@ -37,6 +37,9 @@ struct ClientOptions {
   // Sent on every call as "authorization: Bearer TOKEN" when the server requires one
   // (docs/security.md). Empty: none.
   std::string bearer_token;
+  // PEM file of the certificate authority the server's TLS certificate chains to: the client
+  // speaks TLS (gRPC over HTTP/2 with TLS). Empty: cleartext.
+  std::string tls_ca_file;
   int max_message_mb = 64;  // receive limit (snapshots of large bodies)
 
   // Sets `address` and `fallback_addresses` from a command line's "A,B,C" (A first).
@@ -117,6 +120,7 @@ class Client {
                                        ToolStream::EndHandler on_end = {});
 
  private:
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;  // TLS with tls_ca_file, else cleartext
   std::unique_ptr<grpc::ClientContext> context() const;
   void connect(const std::string& address);  // call with mutex_ held
   // Talks to `address` from now on (and tells on_switch why); false if it is the current host.

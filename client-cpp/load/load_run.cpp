@@ -132,6 +132,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
   ClientOptions co;
   co.set_servers(o.server);
   co.bearer_token = o.bearer_token;
+  co.tls_ca_file = o.tls_ca_file;
   std::atomic<long> host_switches{0};
   co.on_switch = [&](const std::string& address, const std::string& why) {
     ++host_switches;

@@ -13,6 +13,7 @@ namespace softbody::client {
 struct LoadOptions {
   std::string server = "127.0.0.1:50051";
   std::string bearer_token;  // for servers that require one (docs/security.md)
+  std::string tls_ca_file;   // TLS to a server started with --tls-cert
   std::string scene = "default";
   std::vector<std::string> overrides;
   int sessions = 1;

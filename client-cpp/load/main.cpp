@@ -17,6 +17,9 @@ int main(int argc, char** argv) {
                  "server address; a comma-separated list names other hosts of the cluster, where "
                  "the clients go on when one is drained (sessions restored from the store)")
       ->capture_default_str();
+  app.add_option("--tls-ca", o.tls_ca_file,
+                 "PEM certificate of the authority that signed the server's TLS certificate: speak "
+                 "TLS to a server started with --tls-cert");
   std::string token_file;
   app.add_option("--token-file", token_file,
                  "file holding the bearer token for servers that require one (default: the "

@@ -178,6 +178,9 @@ int main(int argc, char** argv) {
   loop_options.placement.cpu = -2;  // the viewer shares the machine with its window
   CLI::App app{"softbody-viewer: watch and touch a live softbody session"};
   app.add_option("--server", client_options.address, "server address")->capture_default_str();
+  app.add_option("--tls-ca", client_options.tls_ca_file,
+                 "PEM certificate of the authority that signed the server's TLS certificate: speak "
+                 "TLS to a server started with --tls-cert");
   std::string token_file;
   app.add_option("--token-file", token_file,
                  "file holding the bearer token for servers that require one (default: the "
@@ -207,7 +210,14 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  client::Client client(client_options);
+  std::unique_ptr<client::Client> client_owner;
+  try {
+    client_owner = std::make_unique<client::Client>(client_options);
+  } catch (const std::exception& e) {
+    std::cerr << "softbody-viewer: " << e.what() << '\n';
+    return 1;
+  }
+  client::Client& client = *client_owner;
   std::unique_ptr<CreatedSession> created;
   if (session.empty()) {
     auto made = client.create_session(scene);
