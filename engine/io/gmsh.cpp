@@ -138,7 +138,7 @@ class GmshReader {
   }
 
   void read_nodes_22() {
-    long long n = scanner_.read_int_in("the number of nodes", 0, 1LL << 31);
+    long long n = scanner_.read_count("the number of nodes");
     scanner_.skip_line();
     if (binary_) {
       BinaryReader in = binary_reader();
@@ -160,7 +160,7 @@ class GmshReader {
   }
 
   void read_elements_22() {
-    long long n = scanner_.read_int_in("the number of elements", 0, 1LL << 31);
+    long long n = scanner_.read_count("the number of elements");
     scanner_.skip_line();
     std::vector<long long> nodes;
     if (binary_) {
@@ -228,7 +228,7 @@ class GmshReader {
       resume_text_after(in.offset());
       return;
     }
-    long long blocks = scanner_.read_int_in("the number of node blocks", 0, 1LL << 31);
+    long long blocks = scanner_.read_count("the number of node blocks");
     scanner_.read_int("the number of nodes");
     scanner_.read_int("the minimum node tag");
     scanner_.read_int("the maximum node tag");
@@ -237,7 +237,7 @@ class GmshReader {
       int dim = static_cast<int>(scanner_.read_int_in("the entity dimension", 0, 3));
       scanner_.read_int("the entity tag");
       int parametric = static_cast<int>(scanner_.read_int_in("the parametric flag", 0, 1));
-      long long count = scanner_.read_int_in("the number of nodes in the block", 0, 1LL << 31);
+      long long count = scanner_.read_count("the number of nodes in the block");
       tags.resize(static_cast<size_t>(count));
       for (auto& tag : tags) tag = scanner_.read_int("a node tag");
       int extra = parametric ? dim : 0;
@@ -278,7 +278,7 @@ class GmshReader {
       resume_text_after(in.offset());
       return;
     }
-    long long blocks = scanner_.read_int_in("the number of element blocks", 0, 1LL << 31);
+    long long blocks = scanner_.read_count("the number of element blocks");
     scanner_.read_int("the number of elements");
     scanner_.read_int("the minimum element tag");
     scanner_.read_int("the maximum element tag");
@@ -286,7 +286,7 @@ class GmshReader {
       scanner_.read_int_in("the entity dimension", 0, 3);
       scanner_.read_int("the entity tag");
       int type = static_cast<int>(scanner_.read_int("the element type"));
-      long long count = scanner_.read_int_in("the number of elements in the block", 0, 1LL << 31);
+      long long count = scanner_.read_count("the number of elements in the block");
       int nn = nodes_per_type(type);
       if (nn == 0) scanner_.fail("unknown MSH element type " + std::to_string(type));
       nodes.resize(static_cast<size_t>(nn));

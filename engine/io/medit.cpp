@@ -46,7 +46,7 @@ TetMesh parse_medit(const std::string& path, std::string_view content,
       long long dim = in.read_int("the dimension");
       if (dim != 3) in.fail("dimension " + std::to_string(dim) + " is not supported (3 is)");
     } else if (keyword == "Vertices") {
-      long long n = in.read_int_in("the number of vertices", 0, 1LL << 31);
+      long long n = in.read_count("the number of vertices");
       mesh.vertices.resize(static_cast<size_t>(n));
       for (auto& x : mesh.vertices) {
         for (int k = 0; k < 3; ++k) x[k] = in.read_double("a vertex coordinate");
@@ -55,7 +55,7 @@ TetMesh parse_medit(const std::string& path, std::string_view content,
       have_vertices = true;
     } else if (keyword == "Tetrahedra") {
       if (!have_vertices) in.fail("Tetrahedra appear before Vertices");
-      long long n = in.read_int_in("the number of tetrahedra", 0, 1LL << 31);
+      long long n = in.read_count("the number of tetrahedra");
       mesh.tets.resize(static_cast<size_t>(n));
       for (auto& t : mesh.tets) {
         for (auto& v : t)
@@ -65,7 +65,7 @@ TetMesh parse_medit(const std::string& path, std::string_view content,
       }
     } else if (auto it = skipped_section_arity().find(keyword);
                it != skipped_section_arity().end()) {
-      long long n = in.read_int_in("the number of entries", 0, 1LL << 31);
+      long long n = in.read_count("the number of entries");
       for (long long i = 0; i < n * it->second; ++i) in.read_double("a section value");
       if (n > 0) notes.push_back("ignored " + std::to_string(n) + " " + std::string(keyword));
     } else {

@@ -23,7 +23,7 @@ TetMesh parse_tetgen_content(const std::string& node_path, std::string_view node
                              std::vector<std::string>& notes) {
   TetMesh mesh;
   TextScanner nodes(node_path, node_content, '#');
-  long long nv = nodes.read_int_in("the number of points", 0, 1LL << 31);
+  long long nv = nodes.read_count("the number of points");
   long long dim = nodes.read_int("the dimension");
   if (dim != 3) nodes.fail("dimension " + std::to_string(dim) + " is not supported (3 is)");
   long long num_attributes = nodes.read_int_in("the number of attributes", 0, 1024);
@@ -49,7 +49,7 @@ TetMesh parse_tetgen_content(const std::string& node_path, std::string_view node
     throw MeshError(ele_path, "missing: a TetGen mesh needs both the .node and the .ele file");
   }
   TextScanner eles(ele_path, *ele_content, '#');
-  long long nt = eles.read_int_in("the number of tetrahedra", 0, 1LL << 31);
+  long long nt = eles.read_count("the number of tetrahedra");
   long long per_tet = eles.read_int("the number of nodes per tetrahedron");
   if (per_tet != 4) {
     eles.fail(std::to_string(per_tet) + "-node tetrahedra are not supported (4-node are)");

@@ -96,6 +96,15 @@ long long TextScanner::read_int_in(std::string_view what, long long lo, long lon
   return value;
 }
 
+long long TextScanner::read_count(std::string_view what) {
+  const long long value = read_int_in(what, 0, 1LL << 31);
+  const long long left = static_cast<long long>(content_.size() - std::min(pos_, content_.size()));
+  if (value > left / 2)
+    fail(std::string(what) + " " + std::to_string(value) + " cannot fit in the " +
+         std::to_string(left) + " bytes that follow");
+  return value;
+}
+
 void TextScanner::skip_line() {
   while (pos_ < content_.size() && content_[pos_] != '\n') ++pos_;
   if (pos_ < content_.size()) {

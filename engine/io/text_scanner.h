@@ -26,6 +26,10 @@ class TextScanner {
   long long read_int(std::string_view what);
   // Integer that must lie in [lo, hi].
   long long read_int_in(std::string_view what, long long lo, long long hi);
+  // A count of items that follow (points, cells), each taking at least 2 bytes of what is left:
+  // a header may not ask for more than the file can hold (readers size arrays by it; a forged
+  // count must not allocate gigabytes: found by the mesh loader fuzzer).
+  long long read_count(std::string_view what);
 
   // Skips the rest of the current line including its newline.
   void skip_line();

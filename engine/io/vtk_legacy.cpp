@@ -44,7 +44,7 @@ class VtkLegacyReader {
       } else if (keyword == "CELLS") {
         read_cells(cell_offsets, connectivity);
       } else if (keyword == "CELL_TYPES") {
-        long long n = in_.read_int_in("the number of cell types", 0, 1LL << 31);
+        long long n = in_.read_count("the number of cell types");
         cell_types = read_ints(n, "int");
       } else if (keyword == "POINT_DATA" || keyword == "CELL_DATA") {
         notes_.push_back("ignored " + std::string(keyword) + " and everything after it");
@@ -96,7 +96,7 @@ class VtkLegacyReader {
 
  private:
   void read_points() {
-    long long n = in_.read_int_in("the number of points", 0, 1LL << 31);
+    long long n = in_.read_count("the number of points");
     std::string_view type = in_.next("the point data type");
     if (type != "float" && type != "double") {
       in_.fail("point type " + std::string(type) + " is not supported (float and double are)");
@@ -137,7 +137,7 @@ class VtkLegacyReader {
   }
 
   void read_cells(std::vector<long long>& offsets, std::vector<long long>& connectivity) {
-    long long a = in_.read_int_in("the number of cells", 0, 1LL << 31);
+    long long a = in_.read_count("the number of cells");
     long long b = in_.read_int_in("the size of the cell list", 0, 1LL << 33);
     if (in_.peek("the cell list") == "OFFSETS") {
       // Version 5.1: CELLS <number of offsets> <connectivity size>.

@@ -86,6 +86,9 @@ std::vector<Malformed> cases() {
        "<DataArray Name=\"types\" "
        "type=\"UInt8\"></DataArray></Cells></Piece></UnstructuredGrid></VTKFile>",
        "huge.vtu"},
+      {"CountBeyondTheFile", "forged.mesh",
+       "MeshVersionFormatted 1\nDimension 3\nVertices\n900000000\n0 0 0 0\n",
+       ":4: the number of vertices 900000000 cannot fit in the 9 bytes that follow"},
       {"VtuMalformedXml", "xml.vtu",
        "<VTKFile type=\"UnstructuredGrid\">\n<UnstructuredGrid>\n<Piece>\n</VTKFile>",
        "malformed XML"},
