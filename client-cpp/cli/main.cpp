@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "client-cpp/cli/commands.h"
+#include "client-cpp/cli/security_flags.h"
 
 int main(int argc, char** argv) {
   using namespace softbody::client;
@@ -23,13 +24,8 @@ int main(int argc, char** argv) {
   app.add_option("--deadline", deadline_s, "seconds per request")
       ->capture_default_str()
       ->check(CLI::Range(0.01, 3600.0));
-  app.add_option("--tls-ca", client_options.tls_ca_file,
-                 "PEM certificate of the authority that signed the server's TLS certificate: speak "
-                 "TLS to a server started with --tls-cert");
-  std::string token_file;
-  app.add_option("--token-file", token_file,
-                 "file holding the bearer token for servers that require one (default: the "
-                 "SOFTBODY_TOKEN environment variable)");
+  SecurityFlags security;
+  add_security_flags(app, security);
 
   bool json = false;
   auto* list_cmd = app.add_subcommand("list", "scenes and sessions");
@@ -135,7 +131,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   client_options.set_servers(servers);
   try {
-    client_options.load_token(token_file);
+    apply_security_flags(security, client_options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "softbody-client: %s\n", e.what());
     return 1;

@@ -4,7 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "client-cpp/client/client.h"
+#include "client-cpp/cli/security_flags.h"
 #include "client-cpp/load/load_run.h"
 
 int main(int argc, char** argv) {
@@ -17,13 +17,8 @@ int main(int argc, char** argv) {
                  "server address; a comma-separated list names other hosts of the cluster, where "
                  "the clients go on when one is drained (sessions restored from the store)")
       ->capture_default_str();
-  app.add_option("--tls-ca", o.tls_ca_file,
-                 "PEM certificate of the authority that signed the server's TLS certificate: speak "
-                 "TLS to a server started with --tls-cert");
-  std::string token_file;
-  app.add_option("--token-file", token_file,
-                 "file holding the bearer token for servers that require one (default: the "
-                 "SOFTBODY_TOKEN environment variable)");
+  SecurityFlags security;
+  add_security_flags(app, security);
   app.add_option("--scene", o.scene, "scene of every session (name or .json file)")
       ->capture_default_str();
   app.add_option("--set", o.overrides,
@@ -62,9 +57,10 @@ int main(int argc, char** argv) {
                  "fail when frames received / expected is below this");
   CLI11_PARSE(app, argc, argv);
   try {
-    ClientOptions token;
-    token.load_token(token_file);
-    o.bearer_token = token.bearer_token;
+    ClientOptions security_options;
+    apply_security_flags(security, security_options);
+    o.bearer_token = security_options.bearer_token;
+    o.tls_ca_file = security_options.tls_ca_file;
   } catch (const std::exception& e) {
     std::cerr << "softbody-load: " << e.what() << '\n';
     return 1;

@@ -5,6 +5,7 @@
 //   left drag: orbit   wheel: zoom   right drag: move the tool in the view plane
 //   W / S: tool towards / away from the camera   P / G / I: poke, grab, idle
 //   space: pause / resume   R: reset   Esc: quit
+#include "client-cpp/cli/security_flags.h"
 #include "client-cpp/viewer/gl_program.h"  // before GLFW: OpenGL with its prototypes
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
@@ -178,13 +179,8 @@ int main(int argc, char** argv) {
   loop_options.placement.cpu = -2;  // the viewer shares the machine with its window
   CLI::App app{"softbody-viewer: watch and touch a live softbody session"};
   app.add_option("--server", client_options.address, "server address")->capture_default_str();
-  app.add_option("--tls-ca", client_options.tls_ca_file,
-                 "PEM certificate of the authority that signed the server's TLS certificate: speak "
-                 "TLS to a server started with --tls-cert");
-  std::string token_file;
-  app.add_option("--token-file", token_file,
-                 "file holding the bearer token for servers that require one (default: the "
-                 "SOFTBODY_TOKEN environment variable)");
+  client::SecurityFlags security;
+  client::add_security_flags(app, security);
   app.add_option("SESSION", session, "session id (default: create one of --scene)");
   app.add_option("--scene", scene, "scene to create when no session is given")
       ->capture_default_str();
@@ -204,7 +200,7 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot-after", screenshot_after, "seconds to run before the screenshot");
   CLI11_PARSE(app, argc, argv);
   try {
-    client_options.load_token(token_file);
+    client::apply_security_flags(security, client_options);
   } catch (const std::exception& e) {
     std::cerr << "softbody-viewer: " << e.what() << '\n';
     return 1;
