@@ -210,5 +210,33 @@ TEST_F(Faults, GarbageOnTheTlsPortHarmsNothing) {
   expect_healthy();
 }
 
+// A snapshot store that cannot take the snapshot (its writes fail as on a full disk: the server
+// runs under a file-size limit with SIGXFSZ ignored, so write() returns EFBIG). The drain says so,
+// leaves no partial file under the session's name, and the server still exits cleanly.
+TEST(FaultsStore, ASnapshotThatCannotBeWrittenLeavesNoPartialFile) {
+  const std::string dir = testing::temp_path("full-store");
+  std::filesystem::create_directories(dir + "/store");
+  const std::string wrapper = dir + "/limited-server.sh";
+  {
+    std::ofstream out(wrapper);
+    // 128 blocks of 512 bytes: enough for the log, far too little for a knight snapshot.
+    out << "#!/bin/sh\nulimit -f 128\ntrap '' XFSZ\nexec " << SOFTBODY_SERVER << " \"$@\"\n";
+  }
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  server::ServerProcess server(wrapper, SOFTBODY_SCENES,
+                               {"--snapshot-store", dir + "/store", "--log-level", "info"});
+  Client client(testing::options_for(server));
+  auto made = client.create_session("knight", {}, /*start_paused=*/true);
+  ASSERT_TRUE(made) << made.error().to_string();
+  ASSERT_TRUE(client.control(made->id(), v1::CONTROL_ACTION_STEP, 5));
+  EXPECT_EQ(server.terminate(), 0) << server.log();
+  const std::string log = server.log();
+  EXPECT_NE(log.find("event=drain_failed session=" + made->id()), std::string::npos) << log;
+  EXPECT_NE(log.find("cannot write"), std::string::npos) << log;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/store"))
+    ADD_FAILURE() << "left in the store: " << entry.path();
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace softbody::client
