@@ -34,20 +34,13 @@ std::string read_key(const fs::path& path) {
 
 }  // namespace
 
-JwtVerifier::JwtVerifier(JwtOptions options) : options_(std::move(options)) {
+JwtVerifier::JwtVerifier(JwtOptions options)
+    : options_(std::move(options)), watch_(options_.public_key) {
   key_ = read_key(options_.public_key);
-  modified_ = fs::last_write_time(options_.public_key);
-  checked_ = std::chrono::steady_clock::now();
 }
 
 void JwtVerifier::reload_if_changed() {
-  const auto now = std::chrono::steady_clock::now();
-  if (now - checked_ < std::chrono::seconds(1)) return;
-  checked_ = now;
-  std::error_code ec;
-  const auto modified = fs::last_write_time(options_.public_key, ec);
-  if (ec || modified == modified_) return;
-  modified_ = modified;
+  if (!watch_.changed()) return;
   try {
     key_ = read_key(options_.public_key);
     spdlog::info("event=jwt_key_reloaded file={}", logfmt_value(options_.public_key.string()));

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "server/auth/caller.h"
+#include "server/auth/file_watch.h"
 
 namespace softbody::server {
 
@@ -35,8 +36,7 @@ class JwtVerifier {
   JwtOptions options_;
   std::mutex mutex_;
   std::string key_;  // guarded by mutex_
-  std::filesystem::file_time_type modified_{};
-  std::chrono::steady_clock::time_point checked_{};
+  FileWatch watch_;  // guarded by mutex_
 };
 
 }  // namespace softbody::server

@@ -111,28 +111,19 @@ std::map<std::string, Caller> TokenFile::parse(const fs::path& path) {
   return table;
 }
 
-TokenFile::TokenFile(fs::path path) : path_(std::move(path)) {
+TokenFile::TokenFile(fs::path path) : path_(std::move(path)), watch_(path_) {
   by_hash_ = parse(path_);
-  modified_ = fs::last_write_time(path_);
-  checked_ = std::chrono::steady_clock::now();
 }
 
 void TokenFile::reload_if_changed() {
-  const auto now = std::chrono::steady_clock::now();
-  if (now - checked_ < std::chrono::seconds(1)) return;
-  checked_ = now;
-  std::error_code ec;
-  const auto modified = fs::last_write_time(path_, ec);
-  if (ec || modified == modified_) return;
+  if (!watch_.changed()) return;  // a broken file is not retried every second: its next edit is
   try {
     by_hash_ = parse(path_);
-    modified_ = modified;
     spdlog::info("event=tokens_reloaded file={} tokens={}", logfmt_value(path_.string()),
                  by_hash_.size());
   } catch (const std::exception& e) {
     spdlog::error("event=tokens_reload_failed error={} (the previous tokens stay)",
                   logfmt_value(e.what()));
-    modified_ = modified;  // do not retry a broken file every second; its next edit is read
   }
 }
 

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "server/auth/caller.h"
+#include "server/auth/file_watch.h"
 
 namespace softbody::server {
 
@@ -40,8 +41,7 @@ class TokenFile {
   std::filesystem::path path_;
   mutable std::mutex mutex_;
   std::map<std::string, Caller> by_hash_;  // guarded by mutex_
-  std::filesystem::file_time_type modified_{};
-  std::chrono::steady_clock::time_point checked_{};
+  FileWatch watch_;                        // guarded by mutex_
 };
 
 // Quota from its JSON object (unknown keys are errors, as in scenes); throws std::runtime_error.
