@@ -121,6 +121,12 @@ class VtkLegacyReader {
 
   // Reads n integers of a VTK type name ("int", "vtktypeint64", ...).
   std::vector<long long> read_ints(long long n, std::string_view type) {
+    // The count comes from the header: no more values than the rest of the file can hold (each
+    // takes at least 2 bytes), or a forged size allocates gigabytes (found by the fuzzer).
+    const long long left = static_cast<long long>(content_.size() - in_.offset());
+    if (n > left / 2)
+      in_.fail(std::to_string(n) + " values cannot fit in the " + std::to_string(left) +
+               " bytes that follow");
     std::vector<long long> values(static_cast<size_t>(n));
     if (!binary_) {
       for (auto& v : values) v = in_.read_int("a cell value");
