@@ -29,15 +29,15 @@ start=$(date +%s)
 w=0
 while [ $(( $(date +%s) - start )) -lt "$duration" ]; do
   w=$((w + 1))
-  report=$(build/release/client-cpp/softbody-load --server "127.0.0.1:$grpc" --scene knight \
+  build/release/client-cpp/softbody-load --server "127.0.0.1:$grpc" --scene knight \
     --sessions "$sessions" --subscribers-per-session 1 --haptic-per-session 1 --rate 1000 \
-    --frame-rate 60 --duration "$window" --warmup 2 --json 2>/dev/null || true)
+    --frame-rate 60 --duration "$window" --warmup 2 --json >"$dir/report.json" 2>/dev/null || true
   read -r rss threads fds health < <(sample)
-  python3 - "$w" "$rss" "$threads" "$fds" "$health" <<<"$report" <<'PY'
+  python3 - "$w" "$rss" "$threads" "$fds" "$health" "$dir/report.json" <<'PY'
 import json, sys
-w, rss, threads, fds, health = sys.argv[1:6]
+w, rss, threads, fds, health, path = sys.argv[1:7]
 try:
-    r = json.load(sys.stdin)
+    r = json.load(open(path))
 except Exception:
     r = {}
 lat = r.get("force_reply_latency_ms", {})
