@@ -217,7 +217,7 @@ void GatewayConnection::subscribe(const v1::ClientMessage& message) {
     validate_stream_request(request, gateway_.options().max_rate_hz);
     if (gateway_.sessions().shutting_down())
       throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    next->session = gateway_.service().session_for(caller_, request.session_id());
+    next->session = gateway_.sessions().find_for(caller_, request.session_id());
     // The previous subscription's slot is given back first: moving between sessions at the
     // subscriber limit must work.
     unsubscribe();
@@ -305,7 +305,7 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
     try {
       if (gateway_.sessions().shutting_down())
         throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-      auto session = gateway_.service().session_for(caller_, wanted);
+      auto session = gateway_.sessions().find_for(caller_, wanted);
       release_tool();
       tool_ = session->attach_tool();
       tool_session_ = std::move(session);
@@ -336,16 +336,8 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
                  peer_);
   }
   force_message_.Clear();
-  if (std::string over = gateway_.service().caller_streams().admit_tool_command(caller_);
-      !over.empty()) {
-    v1::ForceReply& reply = *force_message_.mutable_force();
-    reply.set_sequence(command.sequence());
-    reply.set_client_time_s(command.client_time_s());
-    reply.set_rejected(over);
-  } else {
-    answer_tool_command(*tool_session_, *tool_, command, received, gateway_.metrics(),
-                        *force_message_.mutable_force());
-  }
+  answer_tool_command(*tool_session_, *tool_, caller_, gateway_.service().caller_streams(), command,
+                      received, gateway_.metrics(), *force_message_.mutable_force());
   if (force_) {
     ++forces_coalesced_;
     gateway_.metrics().websocket_force_replies_coalesced.fetch_add(1, std::memory_order_relaxed);

@@ -1,7 +1,6 @@
 #include "server/interact_reactor.h"
 
 #include "server/api_error.h"
-#include "server/auth/access_policy.h"
 #include "server/logging.h"
 #include "server/tool_commands.h"
 
@@ -28,9 +27,7 @@ bool InteractReactor::attach(const v1::ToolCommand& first) {
   try {
     if (sessions_.shutting_down())
       throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    auto session = sessions_.find(first.session_id());
-    require_session_access(caller_, session->id(), session->owner());
-    session_ = std::move(session);
+    session_ = sessions_.find_for(caller_, first.session_id());
     tool_ = session_->attach_tool();
   } catch (const ApiError& e) {
     if (e.code() == grpc::StatusCode::PERMISSION_DENIED) metrics_.permission_denied.fetch_add(1);
@@ -73,13 +70,7 @@ void InteractReactor::OnReadDone(bool ok) {
 
 void InteractReactor::answer(const v1::ToolCommand& command, Clock::time_point received) {
   v1::ForceReply reply;
-  if (std::string over = streams_.admit_tool_command(caller_); !over.empty()) {
-    reply.set_sequence(command.sequence());
-    reply.set_client_time_s(command.client_time_s());
-    reply.set_rejected(over);
-  } else {
-    answer_tool_command(*session_, *tool_, command, received, metrics_, reply);
-  }
+  answer_tool_command(*session_, *tool_, caller_, streams_, command, received, metrics_, reply);
   std::unique_lock lock(mutex_);
   if (finished_) return;
   if (static_cast<int>(replies_.size()) >= max_pending_replies_) {

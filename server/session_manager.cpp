@@ -1,5 +1,6 @@
 #include "server/session_manager.h"
 
+#include "server/auth/access_policy.h"
 #include "server/auth/quota.h"
 
 #include <cmath>
@@ -197,29 +198,28 @@ void SessionManager::check_mesh_size(const TetMesh& mesh, const std::string& fie
                      std::to_string(options_.max_tetrahedra));
 }
 
-int SessionManager::sessions_owned_by(const std::string& owner) const {
-  std::lock_guard lock(mutex_);
-  int n = 0;
-  for (const auto& [id, s] : sessions_) n += s->owner() == owner;
-  return n;
+void SessionManager::check_owner_quota(const Caller& caller, const std::string& owner) {
+  if (caller.quota.max_sessions <= 0) return;
+  int owned = 0;
+  for (const auto& [id, s] : sessions_) owned += s->owner() == owner;
+  if (owned >= caller.quota.max_sessions)
+    refuse_quota(metrics_, "max_sessions", caller,
+                 "owns " + std::to_string(owned) + " sessions, its limit (delete one first)");
 }
 
 std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& request,
                                                 const Caller& caller) {
-  {
-    std::lock_guard lock(mutex_);
-    check_admission();
-  }
   // The owner is the caller; only an admin (a host restoring a session for its user) names
   // another.
   if (!request.owner().empty() && caller.authenticated && caller.role != Role::kAdmin)
     throw ApiError(grpc::StatusCode::PERMISSION_DENIED,
                    "owner: only an admin may create a session for another user");
   const std::string owner = request.owner().empty() ? caller.subject : request.owner();
-  if (caller.quota.max_sessions > 0 && sessions_owned_by(owner) >= caller.quota.max_sessions)
-    refuse_quota(metrics_, "max_sessions", caller,
-                 "owns " + std::to_string(caller.quota.max_sessions) +
-                     " sessions, its limit (delete one first)");
+  {
+    std::lock_guard lock(mutex_);
+    check_admission();
+    check_owner_quota(caller, owner);  // before the scene is built (the expensive part)
+  }
   if (request.label().size() > 256) invalid_argument("label", "longer than 256 characters");
   if (!std::isfinite(request.idle_timeout_s()) || request.idle_timeout_s() < 0)
     invalid_argument("idle_timeout_s", "must be a finite number >= 0");
@@ -351,14 +351,10 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   }
   {
     std::lock_guard lock(mutex_);
-    check_admission();  // again: the server may have filled up or begun shutting down meanwhile
-    if (caller.quota.max_sessions > 0) {  // again: a concurrent create of the same owner
-      int owned = 0;
-      for (const auto& [other_id, other] : sessions_) owned += other->owner() == owner;
-      if (owned >= caller.quota.max_sessions)
-        refuse_quota(metrics_, "max_sessions", caller,
-                     "owns " + std::to_string(owned) + " sessions, its limit (delete one first)");
-    }
+    // Again: the server may have filled up, begun shutting down, or taken a concurrent create of
+    // the same owner meanwhile.
+    check_admission();
+    check_owner_quota(caller, owner);
     if (!sessions_.try_emplace(id, session).second)
       throw ApiError(grpc::StatusCode::ALREADY_EXISTS, "session_id: '" + id + "' exists");
     moved_.erase(id);  // a session that comes back is no longer elsewhere
@@ -369,6 +365,12 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   spdlog::info("event=session_created session={} scene={} vertices={} tetrahedra={} paused={}", id,
                logfmt_value(session->scene_name()), mesh.num_vertices(), mesh.tets.size(),
                request.start_paused());
+  return session;
+}
+
+std::shared_ptr<Session> SessionManager::find_for(const Caller& caller, const std::string& id) {
+  auto session = find(id);
+  require_session_access(caller, id, session->owner());
   return session;
 }
 

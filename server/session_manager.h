@@ -52,7 +52,9 @@ class SessionManager {
   // (RESOURCE_EXHAUSTED naming the quota). Internal callers (preload, restore) are anonymous.
   std::shared_ptr<Session> create(const softbody::v1::CreateSessionRequest& request,
                                   const Caller& caller = Caller::anonymous());
-  int sessions_owned_by(const std::string& owner) const;
+  // Session `id` if `caller` may use it (the access policy): NOT_FOUND as find, or
+  // PERMISSION_DENIED for another user's session.
+  std::shared_ptr<Session> find_for(const Caller& caller, const std::string& id);
   // NOT_FOUND. An id this host does not hold is looked up in the snapshot store and restored from
   // there (a session drained by another host); one this host migrated away is NOT_FOUND with a
   // SessionMoved detail naming where it went.
@@ -94,6 +96,9 @@ class SessionManager {
   // Throws UNAVAILABLE while shutting down, RESOURCE_EXHAUSTED at --max-sessions or
   // --max-cpu-load; call with mutex_ held.
   void check_admission();
+  // RESOURCE_EXHAUSTED (quota max_sessions) when `owner` holds the caller's quota of sessions.
+  // Call with mutex_ held.
+  void check_owner_quota(const Caller& caller, const std::string& owner);
   Capacity capacity_locked() const;
   std::shared_ptr<Session> adopt_from_store(const std::string& id);
   // Throws RESOURCE_EXHAUSTED naming `field` when the mesh exceeds --max-vertices/tetrahedra.

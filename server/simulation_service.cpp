@@ -96,13 +96,6 @@ Caller SimulationService::caller_of(const grpc::ServerContextBase* context) cons
   return auth_.authenticate(authorization);
 }
 
-std::shared_ptr<Session> SimulationService::session_for(const Caller& caller,
-                                                        const std::string& id) {
-  auto session = sessions_.find(id);
-  require_session_access(caller, id, session->owner());
-  return session;
-}
-
 // --- unary calls: the gRPC handlers authenticate, the caller-taking forms do the work (and serve
 // the browser gateway, which authenticates its connection once) ---
 
@@ -155,8 +148,9 @@ grpc::Status SimulationService::CreateSession(const Caller& caller,
 grpc::Status SimulationService::GetSession(const Caller& caller,
                                            const v1::GetSessionRequest* request,
                                            v1::SessionInfo* info) {
-  return guarded(metrics_, "GetSession",
-                 [&] { fill_session_info(*session_for(caller, request->session_id()), *info); });
+  return guarded(metrics_, "GetSession", [&] {
+    fill_session_info(*sessions_.find_for(caller, request->session_id()), *info);
+  });
 }
 
 grpc::Status SimulationService::ListSessions(const Caller& caller, const v1::ListSessionsRequest*,
@@ -172,7 +166,7 @@ grpc::Status SimulationService::DeleteSession(const Caller& caller,
                                               const v1::DeleteSessionRequest* request,
                                               v1::DeleteSessionResponse*) {
   return guarded(metrics_, "DeleteSession", [&] {
-    session_for(caller, request->session_id());
+    sessions_.find_for(caller, request->session_id());
     sessions_.remove(request->session_id(),
                      grpc::Status(grpc::StatusCode::CANCELLED, "session deleted"));
   });
@@ -182,7 +176,7 @@ grpc::Status SimulationService::ControlSession(const Caller& caller,
                                                const v1::ControlSessionRequest* request,
                                                v1::SessionInfo* info) {
   return guarded(metrics_, "ControlSession", [&] {
-    auto session = session_for(caller, request->session_id());
+    auto session = sessions_.find_for(caller, request->session_id());
     switch (request->action()) {
       case v1::CONTROL_ACTION_PAUSE:
         sessions_.pause(session);
@@ -212,7 +206,7 @@ grpc::Status SimulationService::UpdateSettings(const Caller& caller,
                                                const v1::UpdateSettingsRequest* request,
                                                v1::SessionInfo* info) {
   return guarded(metrics_, "UpdateSettings", [&] {
-    auto session = session_for(caller, request->session_id());
+    auto session = sessions_.find_for(caller, request->session_id());
     session->update_settings(settings_from_proto(request->settings()));
     fill_session_info(*session, *info);
   });
@@ -221,15 +215,16 @@ grpc::Status SimulationService::UpdateSettings(const Caller& caller,
 grpc::Status SimulationService::SnapshotSession(const Caller& caller,
                                                 const v1::SnapshotRequest* request,
                                                 v1::Snapshot* out) {
-  return guarded(metrics_, "SnapshotSession",
-                 [&] { to_proto(session_for(caller, request->session_id())->snapshot(), *out); });
+  return guarded(metrics_, "SnapshotSession", [&] {
+    to_proto(sessions_.find_for(caller, request->session_id())->snapshot(), *out);
+  });
 }
 
 grpc::Status SimulationService::GetTopology(const Caller& caller,
                                             const v1::GetTopologyRequest* request,
                                             v1::Topology* out) {
   return guarded(metrics_, "GetTopology", [&] {
-    auto session = session_for(caller, request->session_id());
+    auto session = sessions_.find_for(caller, request->session_id());
     const MeshTopology& topo = session->topology();
     const TetMesh& mesh = session->mesh();
     out->set_num_vertices(topo.num_vertices());
@@ -271,7 +266,7 @@ grpc::Status SimulationService::StreamState(grpc::ServerContext* context,
     validate_stream_request(*request, limits_.max_rate_hz);
     if (sessions_.shutting_down())
       throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    session = session_for(caller, request->session_id());
+    session = sessions_.find_for(caller, request->session_id());
     hold = streams_.hold_subscription(caller);
     subscriber = session->subscribe();
   });

@@ -69,8 +69,6 @@ class SimulationService final : public softbody::v1::Simulation::WithCallbackMet
   grpc::Status GetTopology(const Caller&, const v1::GetTopologyRequest*, v1::Topology*);
   grpc::Status GetServerStatus(const Caller&, const v1::GetServerStatusRequest*, v1::ServerStatus*);
 
-  // Session `id` if `caller` may use it: NOT_FOUND, or PERMISSION_DENIED (another's session).
-  std::shared_ptr<Session> session_for(const Caller& caller, const std::string& id);
   const Authenticator& authenticator() const { return auth_; }
   CallerStreams& caller_streams() { return streams_; }
 

@@ -4,12 +4,19 @@
 
 namespace softbody::server {
 
-void answer_tool_command(Session& session, Tool& tool, const v1::ToolCommand& command,
-                         Clock::time_point received, Metrics& metrics, v1::ForceReply& reply) {
+void answer_tool_command(Session& session, Tool& tool, const Caller& caller, CallerStreams& streams,
+                         const v1::ToolCommand& command, Clock::time_point received,
+                         Metrics& metrics, v1::ForceReply& reply) {
   reply.Clear();
   reply.set_sequence(command.sequence());
   reply.set_client_time_s(command.client_time_s());
   reply.set_tool_id(tool.id());
+  if (std::string over = streams.admit_tool_command(caller); !over.empty()) {
+    // Over the caller's rate quota (counted by quota, not as an answered command): the pose is
+    // not taken.
+    reply.set_rejected(over);
+    return;
+  }
   ToolInput input;
   const std::string problem = tool_input_from_proto(command, session.mesh().num_vertices(), input);
   if (!problem.empty()) {
