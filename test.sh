@@ -63,36 +63,34 @@ run_vitest() {
 run_vitest "vitest (unit)"
 run_vitest "vitest (browser end-to-end)" --config e2e/vitest.config.ts
 
+# Runs a suite whose output ends with "NAME: N passed, N failed" (or "NAME: skipped: why") and
+# adds its counts to the totals; a suite with neither line counts as one failure.
+run_summarized() {
+  local name=$1 log summary
+  shift
+  log=$(mktemp)
+  "$@" </dev/null 2>&1 | tee "$log"
+  summary=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1)
+  if [ -n "$summary" ]; then
+    total_passed=$((total_passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$summary")))
+    total_failed=$((total_failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$summary")))
+  elif ! grep -q "^$name: skipped" "$log"; then
+    echo "$name: no summary"
+    total_failed=$((total_failed + 1))
+  fi
+  rm -f "$log"
+}
+
 # Fuzz smoke: each libFuzzer target a few seconds on its seed corpus (scripts/fuzz.sh; long runs
 # are recorded in bench/RESULTS.md).
-fuzz_log=$(mktemp)
-scripts/fuzz.sh --seconds "${SOFTBODY_FUZZ_SECONDS:-5}" 2>&1 | tee "$fuzz_log"
-fuzz=$(grep -E "^fuzz: [0-9]+ passed, [0-9]+ failed" "$fuzz_log" | tail -n 1)
-if [ -n "$fuzz" ]; then
-  total_passed=$((total_passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$fuzz")))
-  total_failed=$((total_failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$fuzz")))
-elif ! grep -q "^fuzz: skipped" "$fuzz_log"; then
-  echo "fuzz: no summary"
-  total_failed=$((total_failed + 1))
-fi
-rm -f "$fuzz_log"
+run_summarized fuzz scripts/fuzz.sh --seconds "${SOFTBODY_FUZZ_SECONDS:-5}"
 
 # Container smoke test: the images built and run with Podman (skipped, saying so, without it;
 # SOFTBODY_SKIP_CONTAINER_SMOKE=1 skips it for quick local runs).
 if [ "${SOFTBODY_SKIP_CONTAINER_SMOKE:-0}" = 1 ]; then
   echo "container smoke: skipped: SOFTBODY_SKIP_CONTAINER_SMOKE=1"
 else
-  smoke_log=$(mktemp)
-  tests/container/smoke.sh </dev/null 2>&1 | tee "$smoke_log"
-  smoke=$(grep -E "^container smoke: [0-9]+ passed, [0-9]+ failed" "$smoke_log" | tail -n 1)
-  if [ -n "$smoke" ]; then
-    total_passed=$((total_passed + $(sed -E 's/.* ([0-9]+) passed.*/\1/' <<<"$smoke")))
-    total_failed=$((total_failed + $(sed -E 's/.* ([0-9]+) failed.*/\1/' <<<"$smoke")))
-  elif ! grep -q "^container smoke: skipped" "$smoke_log"; then
-    echo "container smoke: no summary"
-    total_failed=$((total_failed + 1))
-  fi
-  rm -f "$smoke_log"
+  run_summarized "container smoke" tests/container/smoke.sh
 fi
 
 echo "${total_passed} passed, ${total_failed} failed"

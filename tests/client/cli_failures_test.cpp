@@ -38,12 +38,8 @@ class CliFailures : public ::testing::Test {
 
   // Waits until the session has this many subscribers and tools (what the commands opened).
   void wait_for_streams(int subscribers, int tools) const {
-    for (int i = 0; i < 600; ++i) {
-      auto info = client_->get_session(id_);
-      if (info && info->subscribers() == subscribers && info->tools() == tools) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    }
-    FAIL() << "the session never had " << subscribers << " subscribers and " << tools << " tools";
+    EXPECT_TRUE(
+        testing::session_has_streams(*client_, id_, subscribers, tools, std::chrono::seconds(30)));
   }
 
   std::unique_ptr<server::ServerProcess> server_;

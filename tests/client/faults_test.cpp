@@ -63,15 +63,7 @@ class Faults : public ::testing::Test {
     ADD_FAILURE() << "session " << id << " stopped stepping at " << before;
   }
   void expect_streams(const std::string& id, int subscribers, int tools) {
-    for (int i = 0; i < 200; ++i) {
-      auto info = client_->get_session(id);
-      if (info && info->subscribers() == subscribers && info->tools() == tools) return;
-      std::this_thread::sleep_for(50ms);
-    }
-    auto info = client_->get_session(id);
-    ADD_FAILURE() << id << ": " << (info ? info->subscribers() : -1) << " subscribers, "
-                  << (info ? info->tools() : -1) << " tools; expected " << subscribers << ", "
-                  << tools;
+    EXPECT_TRUE(testing::session_has_streams(*client_, id, subscribers, tools, 10s));
   }
   void expect_healthy() {
     EXPECT_EQ(server::http_get(server_->http_port(), "/healthz").first, 200);
