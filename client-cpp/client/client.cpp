@@ -212,9 +212,12 @@ std::unique_ptr<grpc::ClientContext> Client::context() const {
   return ctx;
 }
 
+std::string Client::authorization() const {
+  return options_.bearer_token.empty() ? std::string() : "Bearer " + options_.bearer_token;
+}
+
 void Client::authorize(grpc::ClientContext& context) const {
-  if (!options_.bearer_token.empty())
-    context.AddMetadata("authorization", "Bearer " + options_.bearer_token);
+  if (!options_.bearer_token.empty()) context.AddMetadata("authorization", authorization());
 }
 
 void ClientOptions::load_token(const std::string& path) {
@@ -375,9 +378,8 @@ std::unique_ptr<ToolStream> Client::interact(const std::string& id,
                                              ToolStream::ReplyHandler on_reply,
                                              ToolStream::EndHandler on_end) {
   Host h = host();
-  return std::make_unique<ToolStream>(
-      h.stub, id, std::move(on_reply), std::move(on_end), std::move(h.address),
-      options_.bearer_token.empty() ? std::string() : "Bearer " + options_.bearer_token);
+  return std::make_unique<ToolStream>(h.stub, id, std::move(on_reply), std::move(on_end),
+                                      std::move(h.address), authorization());
 }
 
 }  // namespace softbody::client

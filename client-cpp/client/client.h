@@ -88,7 +88,9 @@ class Client {
   // Moves session `id` to the host at `target` (MigrateSession) and follows it there.
   Result<v1::MigrateSessionResponse> migrate(const std::string& id, const std::string& target);
   Result<v1::ServerStatus> server_status();
-  // Adds the bearer token (if any) to a call's metadata.
+  // The "authorization" metadata value ("Bearer TOKEN"; "" without a token).
+  std::string authorization() const;
+  // Adds it (if any) to a call's metadata.
   void authorize(grpc::ClientContext& context) const;
 
   // Waits until the channel is connected (or the timeout passes).
