@@ -11,7 +11,7 @@ PACKAGES=(
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libssl-dev libjwt-dev
   libgtest-dev libgmock-dev
   libglfw3-dev libgl-dev libgl1-mesa-dri libglm-dev libstb-dev xvfb xauth
-  emscripten nodejs chromium fonts-liberation
+  emscripten nodejs chromium fonts-liberation libnss3-tools
   python3 python3-yaml
   podman debootstrap runc bc
   clang libclang-rt-14-dev libomp-14-dev

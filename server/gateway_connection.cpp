@@ -47,7 +47,7 @@ struct GatewayConnection::Subscription {
   }
 };
 
-GatewayConnection::GatewayConnection(WebGateway& gateway, beast::tcp_stream stream)
+GatewayConnection::GatewayConnection(WebGateway& gateway, HttpStream stream)
     : gateway_(gateway), ws_(std::move(stream)) {
   beast::error_code ec;
   const auto endpoint = beast::get_lowest_layer(ws_).socket().remote_endpoint(ec);

@@ -28,7 +28,7 @@ namespace softbody::server {
 
 class GatewayConnection : public std::enable_shared_from_this<GatewayConnection> {
  public:
-  GatewayConnection(WebGateway& gateway, boost::beast::tcp_stream stream);
+  GatewayConnection(WebGateway& gateway, HttpStream stream);
   ~GatewayConnection();
   void start(UpgradeRequest request);
   // Starts the closing handshake with `code` and `reason` (I/O thread).
@@ -73,7 +73,7 @@ class GatewayConnection : public std::enable_shared_from_this<GatewayConnection>
   WebGateway& gateway_;
   Caller caller_ = Caller::anonymous();  // development mode until authenticated
   bool authenticated_ = false;
-  boost::beast::websocket::stream<boost::beast::tcp_stream> ws_;
+  boost::beast::websocket::stream<HttpStream> ws_;
   boost::beast::flat_buffer buffer_;
   std::string peer_;
 

@@ -9,6 +9,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
+#include "server/https_context.h"
 #include "server/logging.h"
 
 namespace softbody::server {
@@ -26,20 +27,39 @@ struct Routes {
   UpgradeHandler websocket;
 };
 
-// One connection: read a request, answer, repeat while keep-alive.
+// One connection: the TLS handshake when the port speaks TLS, then read a request, answer, repeat
+// while keep-alive.
 class Connection : public std::enable_shared_from_this<Connection> {
  public:
-  Connection(tcp::socket socket, const Routes& routes)
-      : stream_(std::move(socket)), routes_(routes) {}
+  Connection(HttpStream stream, const Routes& routes)
+      : stream_(std::move(stream)), routes_(routes) {}
 
-  void start() { read(); }
+  void start() {
+    if (!stream_.is_tls()) return read();
+    stream_.next_layer().expires_after(std::chrono::seconds(30));
+    stream_.tls().async_handshake(asio::ssl::stream_base::server,
+                                  [self = shared_from_this()](beast::error_code ec) {
+                                    if (!ec) return self->read();
+                                    // A client that does not trust the certificate, or speaks
+                                    // cleartext to this port.
+                                    spdlog::debug("event=https_handshake_failed peer={} error={}",
+                                                  self->peer(), logfmt_value(ec.message()));
+                                    self->close();
+                                  });
+  }
 
  private:
+  std::string peer() {
+    beast::error_code ec;
+    const auto endpoint = stream_.next_layer().socket().remote_endpoint(ec);
+    return ec ? "unknown" : endpoint.address().to_string() + ":" + std::to_string(endpoint.port());
+  }
+
   void read() {
     request_ = {};
     parser_.emplace();
     parser_->body_limit(64 * 1024);
-    stream_.expires_after(std::chrono::seconds(30));
+    stream_.next_layer().expires_after(std::chrono::seconds(30));
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](beast::error_code ec, std::size_t) {
                        if (ec) return self->close();
@@ -91,10 +111,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void close() {
     beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.next_layer().socket().shutdown(tcp::socket::shutdown_send, ec);
   }
 
-  beast::tcp_stream stream_;
+  HttpStream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::request<http::string_body> request_;
@@ -119,18 +139,24 @@ struct HttpServer::Impl {
   asio::io_context io{1};
   tcp::acceptor acceptor{io};
   Routes routes;
+  std::shared_ptr<HttpsContext> tls;
   std::thread thread;
 
   void accept() {
     acceptor.async_accept([this](beast::error_code ec, tcp::socket socket) {
       if (ec) return;  // closed
-      std::make_shared<Connection>(std::move(socket), routes)->start();
+      beast::tcp_stream connection(std::move(socket));
+      auto stream = tls ? HttpStream(std::move(connection), tls->current())
+                        : HttpStream(std::move(connection));
+      std::make_shared<Connection>(std::move(stream), routes)->start();
       accept();
     });
   }
 };
 
-HttpServer::HttpServer(const std::string& address) : impl_(std::make_unique<Impl>()) {
+HttpServer::HttpServer(const std::string& address, std::shared_ptr<HttpsContext> tls)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->tls = std::move(tls);
   const auto [host, port] = split_address(address);
   beast::error_code ec;
   const tcp::endpoint endpoint(asio::ip::make_address(host, ec), port);
@@ -187,6 +213,10 @@ void HttpServer::stop(const std::function<void()>& drain, const std::function<bo
 
 int HttpServer::port() const {
   return impl_->acceptor.local_endpoint().port();
+}
+
+bool HttpServer::tls() const {
+  return impl_->tls != nullptr;
 }
 
 }  // namespace softbody::server

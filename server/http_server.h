@@ -1,5 +1,6 @@
 // The HTTP port (Boost.Beast): /healthz and /metrics, the browser client's static files, and the
-// WebSocket upgrade handed to the gateway. One I/O thread; handlers must be quick.
+// WebSocket upgrade handed to the gateway; HTTPS and WSS when given a certificate. One I/O
+// thread; handlers must be quick.
 #pragma once
 
 #include <functional>
@@ -12,6 +13,8 @@
 #include "server/websocket_upgrade.h"
 
 namespace softbody::server {
+
+class HttpsContext;
 
 struct HttpResponse {
   int status = 200;
@@ -28,8 +31,8 @@ class HttpServer {
   // A GET for a path no route names (static files); nullopt: 404.
   using Fallback = std::function<std::optional<HttpResponse>(const std::string& path)>;
   // Binds `address` ("host:port", port 0 picks a free one); throws std::runtime_error when it
-  // cannot.
-  explicit HttpServer(const std::string& address);
+  // cannot. With `tls`, every connection speaks TLS (HTTPS, WSS).
+  explicit HttpServer(const std::string& address, std::shared_ptr<HttpsContext> tls = nullptr);
   ~HttpServer();
   // Before start():
   void route(const std::string& path, Handler handler);  // GET only
@@ -42,6 +45,7 @@ class HttpServer {
   void stop(const std::function<void()>& drain = {}, const std::function<bool()>& idle = {},
             double grace_s = 1.0);
   int port() const;
+  bool tls() const;
 
  private:
   struct Impl;

@@ -20,6 +20,7 @@
 #include "server/capacity.h"
 #include "server/host_status.h"
 #include "server/http_server.h"
+#include "server/https_context.h"
 #include "server/logging.h"
 #include "server/scheduler.h"
 #include "server/session_manager.h"
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   std::string grpc_address = "127.0.0.1:50051", http_address = "127.0.0.1:8080";
   AuthCommandLine auth_line;
   TlsFiles tls;
+  std::string peer_tls_ca;
   std::string scenes = default_scenes_dir(), log_level = "info", preload = "default", ready_file;
   ManagerOptions manager;
   SchedulerOptions scheduler_options;
@@ -151,8 +153,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   add_auth_options(app, auth_line);
   app.add_option("--tls-cert", tls.certificate,
-                 "PEM certificate chain: the gRPC port speaks TLS (reread when it changes)");
+                 "PEM certificate chain: the gRPC port speaks TLS and the HTTP port HTTPS/WSS "
+                 "(reread when it changes)");
   app.add_option("--tls-key", tls.key, "PEM private key of --tls-cert (reread when it changes)");
+  app.add_option("--peer-tls-ca", peer_tls_ca,
+                 "PEM authority other hosts' certificates chain to: MigrateSession dials them "
+                 "over TLS (with --tls-cert and without this: the system's roots)");
   app.add_option("--tls-reload-s", tls.reload_interval_s,
                  "how often the certificate and key files are checked for changes [s]")
       ->capture_default_str()
@@ -198,6 +204,13 @@ int main(int argc, char** argv) {
   }
   SessionManager& sessions = *sessions_owner;
   SimulationService service(sessions, metrics, {}, auth.get());
+  try {
+    service.peer_dialing = peer_dialing(tls.enabled(), peer_tls_ca);
+  } catch (const std::exception& e) {
+    spdlog::error("event=startup_failed error={}",
+                  logfmt_value("--peer-tls-ca: " + std::string(e.what())));
+    return 2;
+  }
   gateway_options.max_message_bytes = static_cast<std::size_t>(max_message_mb) * 1024 * 1024;
   // Declared before the HTTP server: its connections refer to the gateway until they are gone.
   WebGateway gateway(service, sessions, metrics, gateway_options);
@@ -231,7 +244,8 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<HttpServer> http;
   try {
-    http = std::make_unique<HttpServer>(http_address);
+    http = std::make_unique<HttpServer>(
+        http_address, tls.enabled() ? std::make_shared<HttpsContext>(tls) : nullptr);
   } catch (const std::exception& e) {
     spdlog::error("event=startup_failed error={}", logfmt_value(e.what()));
     server->Shutdown();
@@ -316,15 +330,15 @@ int main(int argc, char** argv) {
                           {}};
     });
   }
-  http->websocket("/ws", [&](boost::beast::tcp_stream stream, UpgradeRequest request) {
+  http->websocket("/ws", [&](HttpStream stream, UpgradeRequest request) {
     gateway.accept(std::move(stream), std::move(request));
   });
   http->start();
   service.identity.set(
       {manager.host, advertised_address(advertise_grpc, grpc_address, grpc_port, manager.host),
-       advertise_http.empty()
-           ? "http://" + advertised_address("", http_address, http->port(), manager.host)
-           : advertise_http,
+       advertise_http.empty() ? std::string(http->tls() ? "https://" : "http://") +
+                                    advertised_address("", http_address, http->port(), manager.host)
+                              : advertise_http,
        !advertise_grpc.empty()});
   if (adopt_stored) {
     const int adopted = sessions.adopt_all_stored();
@@ -344,10 +358,10 @@ int main(int argc, char** argv) {
     }
   }
   spdlog::info(
-      "event=listening grpc_port={} grpc_tls={} http_port={} workers={} scenes={} "
+      "event=listening grpc_port={} grpc_tls={} http_port={} http_tls={} workers={} scenes={} "
       "web_root={}",
-      grpc_port, tls.certificate.empty() ? "off" : "on", http->port(), scheduler.workers(),
-      logfmt_value(scenes),
+      grpc_port, tls.enabled() ? "on" : "off", http->port(), http->tls() ? "on" : "off",
+      scheduler.workers(), logfmt_value(scenes),
       logfmt_value(web_files.has_index() ? web_files.root().string() : "(not built)"));
   if (!ready_file.empty()) write_ready_file(ready_file, grpc_port, http->port());
 

@@ -4,6 +4,7 @@
 
 #include "server/api_error.h"
 #include "server/logging.h"
+#include "server/tls_files.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
 
 namespace softbody::server {
@@ -20,15 +21,25 @@ std::unique_ptr<grpc::ClientContext> context_with_deadline(double seconds,
 
 }  // namespace
 
+PeerDialing peer_dialing(bool own_tls, const std::string& peer_ca_file) {
+  if (!own_tls && peer_ca_file.empty()) return {grpc::InsecureChannelCredentials(), false};
+  grpc::SslCredentialsOptions options;
+  if (!peer_ca_file.empty()) options.pem_root_certs = read_pem_file(peer_ca_file);
+  return {grpc::SslCredentials(options), true};
+}
+
 v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::string& id,
-                                           const std::string& target,
+                                           const std::string& target, const PeerDialing& dialing,
                                            const std::string& authorization) {
   const std::shared_ptr<Session> session = sessions.find(id);
   if (target.empty()) invalid_argument("target", "is required (host:port of the receiving host)");
+  if (!dialing.tls && !authorization.empty())
+    spdlog::warn("event=migration_token_in_clear target={} hint={}", logfmt_value(target),
+                 logfmt_value("give the hosts --tls-cert (and --peer-tls-ca) so that the "
+                              "admin's token does not cross the network in clear"));
   grpc::ChannelArguments args;
   args.SetMaxSendMessageSize(-1);
-  auto stub = v1::Simulation::NewStub(
-      grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args));
+  auto stub = v1::Simulation::NewStub(grpc::CreateCustomChannel(target, dialing.credentials, args));
 
   v1::ServerStatus status;
   const grpc::Status reached = stub->GetServerStatus(context_with_deadline(5, authorization).get(),

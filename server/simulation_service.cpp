@@ -313,7 +313,8 @@ grpc::Status SimulationService::MigrateSession(grpc::ServerContext* context,
     if (auto it = context->client_metadata().find("authorization");
         it != context->client_metadata().end())
       authorization.assign(it->second.data(), it->second.size());
-    *out = migrate_session(sessions_, request->session_id(), request->target(), authorization);
+    *out = migrate_session(sessions_, request->session_id(), request->target(), peer_dialing,
+                           authorization);
   });
 }
 

@@ -7,6 +7,7 @@
 #include "server/auth/authenticator.h"
 #include "server/auth/quota.h"
 #include "server/host_status.h"
+#include "server/migration.h"
 #include "server/session_manager.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
 
@@ -74,6 +75,8 @@ class SimulationService final : public softbody::v1::Simulation::WithCallbackMet
 
   // This host's advertised addresses (known once it listens).
   HostIdentityCell identity;
+  // How MigrateSession dials the target (set before the server starts; cleartext by default).
+  PeerDialing peer_dialing{grpc::InsecureChannelCredentials(), false};
 
  private:
   // The caller of a gRPC call (UNAUTHENTICATED when its token is missing or bad).

@@ -6,14 +6,10 @@
 #include <grpcpp/security/server_credentials.h>
 
 #include <memory>
-#include <string>
+
+#include "server/tls_files.h"
 
 namespace softbody::server {
-
-struct TlsFiles {
-  std::string certificate, key;  // PEM; both or neither
-  unsigned reload_interval_s = 10;
-};
 
 // Insecure credentials when no files are given; throws std::runtime_error naming a missing file.
 std::shared_ptr<grpc::ServerCredentials> grpc_port_credentials(const TlsFiles& files);

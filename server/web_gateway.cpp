@@ -16,9 +16,9 @@ namespace http = beast::http;
 namespace {
 
 // Answers an upgrade request we refuse with a plain HTTP error, then closes.
-void refuse(beast::tcp_stream stream, const UpgradeRequest& request, http::status status,
+void refuse(HttpStream stream, const UpgradeRequest& request, http::status status,
             const std::string& reason) {
-  auto stream_ptr = std::make_shared<beast::tcp_stream>(std::move(stream));
+  auto stream_ptr = std::make_shared<HttpStream>(std::move(stream));
   auto response = std::make_shared<http::response<http::string_body>>(status, request.version());
   response->set(http::field::server, "softbody-server");
   response->set(http::field::content_type, "text/plain; charset=utf-8");
@@ -27,7 +27,7 @@ void refuse(beast::tcp_stream stream, const UpgradeRequest& request, http::statu
   response->prepare_payload();
   http::async_write(*stream_ptr, *response, [stream_ptr, response](beast::error_code, std::size_t) {
     beast::error_code ec;
-    stream_ptr->socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
+    stream_ptr->next_layer().socket().shutdown(boost::asio::ip::tcp::socket::shutdown_both, ec);
   });
 }
 
@@ -57,7 +57,7 @@ bool WebGateway::origin_allowed(const std::string& origin, const std::string& ho
   return !host.empty() && origin_authority(origin) == host;
 }
 
-void WebGateway::accept(beast::tcp_stream stream, UpgradeRequest request) {
+void WebGateway::accept(HttpStream stream, UpgradeRequest request) {
   const std::string origin(request[http::field::origin]);
   const std::string host(request[http::field::host]);
   if (!origin_allowed(origin, host, options_.allowed_origins)) {

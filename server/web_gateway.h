@@ -37,7 +37,7 @@ class WebGateway {
   ~WebGateway();
 
   // The HTTP server's upgrade handler (I/O thread).
-  void accept(boost::beast::tcp_stream stream, UpgradeRequest request);
+  void accept(HttpStream stream, UpgradeRequest request);
   // Closes every connection with 1001 "going away" and `reason` (I/O thread).
   void close_all(const std::string& reason);
   // Ends the worker threads and every subscription thread; after the I/O thread has stopped.

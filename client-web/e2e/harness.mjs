@@ -16,7 +16,8 @@ const serverBinary = join(buildDir, "server", "softbody-server");
 // Starts softbody-server (gRPC and HTTP on free ports); resolves once it wrote its ready file.
 // `httpPort` 0 picks a free port; a fixed one restarts a server where browsers reconnect.
 // `preload` names a scene to start a session of, as ./run.sh does ("default"); none by default.
-export async function startServer(extraArgs = [], { needClient = true, httpPort = 0, preload = "" } = {}) {
+// `tlsDir`: a folder from scripts/dev-cert.sh; the server then speaks HTTPS/WSS (and gRPC TLS).
+export async function startServer(extraArgs = [], { needClient = true, httpPort = 0, preload = "", tlsDir = "" } = {}) {
   if (!existsSync(serverBinary)) throw new Error(`no server at ${serverBinary}: build it first (scripts/build.sh)`);
   if (needClient && !existsSync(join(clientDir, "dist", "index.html")))
     throw new Error("no client-web/dist: run npm run build");
@@ -24,6 +25,7 @@ export async function startServer(extraArgs = [], { needClient = true, httpPort 
   const ready = join(dir, "ready.json");
   const args = ["--grpc", "127.0.0.1:0", "--http", `127.0.0.1:${httpPort}`, "--scenes", join(repoDir, "scenes"),
     "--web-root", join(clientDir, "dist"), "--preload", preload, "--ready-file", ready, "--log-level", "info", ...extraArgs];
+  if (tlsDir) args.push("--tls-cert", join(tlsDir, "server.pem"), "--tls-key", join(tlsDir, "server.key"));
   const child = spawn(serverBinary, args, { stdio: ["ignore", "ignore", "pipe"] });
   let log = "";
   child.stderr.on("data", (d) => (log += d));
@@ -36,7 +38,7 @@ export async function startServer(extraArgs = [], { needClient = true, httpPort 
   const ports = JSON.parse(readFileSync(ready, "utf8"));
   return {
     ...ports,
-    url: `http://127.0.0.1:${ports.http_port}/`,
+    url: `${tlsDir ? "https" : "http"}://${tlsDir ? "localhost" : "127.0.0.1"}:${ports.http_port}/`,
     log: () => log,
     async stop() {
       if (child.exitCode === null) {
@@ -50,10 +52,29 @@ export async function startServer(extraArgs = [], { needClient = true, httpPort 
   };
 }
 
+// Makes a development authority and server certificate (scripts/dev-cert.sh) in a new folder.
+export function makeDevCertificate(name) {
+  const dir = mkdtempSync(join(tmpdir(), `softbody-cert-${name}-`));
+  execFileSync(join(repoDir, "scripts", "dev-cert.sh"), [dir], { stdio: "ignore" });
+  return dir;
+}
+
 // Headless Chromium with SwiftShader WebGL (design guide §7: flags that work as root here).
-export async function launchBrowser(name) {
+// `trustCa`: a PEM authority the browser trusts, as a user who installed it would: Chromium on
+// Linux reads trust from the NSS database under $HOME/.pki/nssdb, so the browser gets its own
+// HOME with one (certutil, Debian's libnss3-tools). No certificate errors are ignored.
+export async function launchBrowser(name, { trustCa = "" } = {}) {
   const profile = mkdtempSync(join(tmpdir(), `softbody-chromium-${name}-`));
+  const env = { ...process.env };
+  if (trustCa) {
+    env.HOME = join(profile, "home");
+    const nssdb = join(env.HOME, ".pki", "nssdb");
+    mkdirSync(nssdb, { recursive: true });
+    execFileSync("certutil", ["-N", "-d", `sql:${nssdb}`, "--empty-password"]);
+    execFileSync("certutil", ["-A", "-d", `sql:${nssdb}`, "-n", "softbody development CA", "-t", "C,,", "-i", trustCa]);
+  }
   const context = await chromium.launchPersistentContext(profile, {
+    env,
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     headless: true,
     viewport: { width: 1100, height: 700 },

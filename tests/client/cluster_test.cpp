@@ -12,6 +12,7 @@
 
 #include "client-cpp/load/load_run.h"
 #include "tests/client/client_test_support.h"
+#include "tests/dev_certificates.h"
 
 namespace softbody::client {
 namespace {
@@ -137,6 +138,47 @@ TEST(Cluster, AMigratedSessionContinuesExactlyOnTheOtherHostAndItsStreamsFollow)
   subscription->stop();
   EXPECT_EQ(a.terminate(), 0) << a.log();
   EXPECT_EQ(b.terminate(), 0) << b.log();
+}
+
+// Hosts that speak TLS dial each other over TLS: the migrating admin's token must not cross the
+// network in clear. The target speaks TLS only, so a cleartext dial could not reach it; a host
+// that does not trust the target's authority (no --peer-tls-ca: the system's roots) cannot
+// either, and keeps the session.
+TEST(Cluster, HostsThatSpeakTlsMigrateOverTls) {
+  const std::string dir = temp_path("cluster-tls");
+  test::make_dev_certificates(dir);
+  const std::vector<std::string> tls = {"--tls-cert", dir + "/server.pem", "--tls-key",
+                                        dir + "/server.key"};
+  std::vector<std::string> trusting = tls;
+  trusting.insert(trusting.end(), {"--peer-tls-ca", dir + "/ca.pem"});
+  server::ServerProcess a(SOFTBODY_SERVER, SOFTBODY_SCENES, trusting);
+  server::ServerProcess untrusting(SOFTBODY_SERVER, SOFTBODY_SCENES, tls);
+  server::ServerProcess b(SOFTBODY_SERVER, SOFTBODY_SCENES, tls);
+  const auto options = [&](const server::ServerProcess& s) {
+    ClientOptions o = options_for(s);
+    o.tls_ca_file = dir + "/ca.pem";
+    return o;
+  };
+
+  Client at_untrusting(options(untrusting));
+  const std::string kept = at_untrusting.create_session("cantilever", {}, true).value().id();
+  const auto refused = at_untrusting.migrate(kept, address_of(b));
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, grpc::StatusCode::UNAVAILABLE);
+  EXPECT_NE(refused.error().message.find("target: cannot reach"), std::string::npos)
+      << refused.error().message;
+  EXPECT_TRUE(at_untrusting.get_session(kept));
+
+  Client client(options(a));
+  const std::string id = client.create_session("cantilever", {}, true).value().id();
+  ASSERT_TRUE(client.control(id, v1::CONTROL_ACTION_STEP, 10));
+  const auto moved = client.migrate(id, address_of(b));
+  ASSERT_TRUE(moved) << moved.error().to_string();
+  EXPECT_EQ(moved->moved().http_url(), "https://127.0.0.1:" + std::to_string(b.http_port()));
+  EXPECT_EQ(Client(options(b)).get_session(id).value().last_step().step(), 10);
+  EXPECT_EQ(a.log().find("migration_token_in_clear"), std::string::npos);
+  for (auto* s : {&a, &untrusting, &b}) EXPECT_EQ(s->terminate(), 0) << s->log();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Cluster, SessionsDrainedOnSigtermAreRestoredByTheHostAskedNext) {

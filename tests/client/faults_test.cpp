@@ -16,7 +16,9 @@
 #include <thread>
 
 #include "tests/client/client_test_support.h"
+#include "tests/dev_certificates.h"
 #include "tests/process.h"
+#include "tests/server/ws_client.h"
 
 namespace softbody::client {
 namespace {
@@ -173,29 +175,31 @@ TEST_F(Faults, AServerStoppedAndContinuedCarriesOn) {
 
 TEST_F(Faults, GarbageOnTheTlsPortHarmsNothing) {
   const std::string dir = testing::temp_path("faults-tls");
-  ASSERT_EQ(
-      std::system((std::string(SOFTBODY_SOURCE_DIR) + "/scripts/dev-cert.sh " + dir + " >/dev/null")
-                      .c_str()),
-      0);
+  test::make_dev_certificates(dir);
   server::ServerProcess tls(SOFTBODY_SERVER, SOFTBODY_SCENES,
                             {"--tls-cert", dir + "/server.pem", "--tls-key", dir + "/server.key"});
-  // A malformed TLS handshake, then plaintext HTTP/2, then a half-open connection.
-  for (const std::string& garbage :
-       {std::string("\x16\x03\x01\x00\xff\x01\x00\x00\xfb\x03\x03garbage", 16),
-        std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), std::string()}) {
-    const int fd = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_port = htons(static_cast<uint16_t>(tls.grpc_port()));
-    inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-    ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-    if (!garbage.empty()) (void)!write(fd, garbage.data(), garbage.size());
-    close(fd);
+  // On both TLS ports (gRPC and HTTPS): a malformed TLS handshake, then plaintext HTTP/2 and
+  // HTTP/1.1, then a half-open connection.
+  for (const int port : {tls.grpc_port(), tls.http_port()}) {
+    for (const std::string& garbage :
+         {std::string("\x16\x03\x01\x00\xff\x01\x00\x00\xfb\x03\x03garbage", 16),
+          std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+          std::string("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"), std::string()}) {
+      const int fd = socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_port = htons(static_cast<uint16_t>(port));
+      inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
+      ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+      if (!garbage.empty()) (void)!write(fd, garbage.data(), garbage.size());
+      close(fd);
+    }
   }
   ClientOptions o = testing::options_for(tls, 5000);
   o.tls_ca_file = dir + "/ca.pem";
   Client trusted(o);
   EXPECT_TRUE(trusted.list_sessions());
+  EXPECT_EQ(test::https_get(tls.http_port(), "/healthz", dir + "/ca.pem").first, 200);
   EXPECT_TRUE(tls.alive());
   EXPECT_EQ(tls.terminate(), 0);
   std::filesystem::remove_all(dir);

@@ -11,18 +11,13 @@
 #include <thread>
 
 #include "tests/client/client_test_support.h"
+#include "tests/dev_certificates.h"
 #include "tests/process.h"
 
 namespace softbody::client {
 namespace {
 
 namespace fs = std::filesystem;
-
-void make_certificates(const std::string& dir) {
-  const std::string command =
-      std::string(SOFTBODY_SOURCE_DIR) + "/scripts/dev-cert.sh " + dir + " >/dev/null";
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-}
 
 ClientOptions tls_options(int port, const std::string& ca) {
   ClientOptions o;
@@ -34,8 +29,9 @@ ClientOptions tls_options(int port, const std::string& ca) {
 
 TEST(Tls, ClientsSpeakTlsAndARenewedCertificateServesNewConnections) {
   const std::string dir = testing::temp_path("tls");
-  make_certificates(dir + "/first");
-  make_certificates(dir + "/second");  // another authority: the renewal is told apart by it
+  test::make_dev_certificates(dir + "/first");
+  test::make_dev_certificates(dir +
+                              "/second");  // another authority: the renewal is told apart by it
   fs::create_directories(dir + "/live");
   for (const char* f : {"server.pem", "server.key"})
     fs::copy_file(dir + "/first/" + f, dir + "/live/" + f);
