@@ -31,15 +31,17 @@ while [ $(( $(date +%s) - start )) -lt "$duration" ]; do
   w=$((w + 1))
   build/release/client-cpp/softbody-load --server "127.0.0.1:$grpc" --scene knight \
     --sessions "$sessions" --subscribers-per-session 1 --haptic-per-session 1 --rate 1000 \
-    --frame-rate 60 --duration "$window" --warmup 2 --json >"$dir/report.json" 2>/dev/null || true
+    --frame-rate 60 --duration "$window" --warmup 2 --json >"$dir/report.json" 2>"$dir/load.err" || true
   read -r rss threads fds health < <(sample)
-  python3 - "$w" "$rss" "$threads" "$fds" "$health" "$dir/report.json" <<'PY'
+  python3 - "$w" "$rss" "$threads" "$fds" "$health" "$dir/report.json" "$dir/load.err" <<'PY'
 import json, sys
-w, rss, threads, fds, health, path = sys.argv[1:7]
+w, rss, threads, fds, health, path, err = sys.argv[1:8]
 try:
     r = json.load(open(path))
 except Exception:
     r = {}
+# What softbody-load said when it made no report (its last line on stderr).
+failure = None if r else ([l.strip() for l in open(err) if l.strip()] or ["no output"])[-1]
 lat = r.get("force_reply_latency_ms", {})
 fr = r.get("frame_interval_ms", {})
 rtf = r.get("real_time_factor", {})
@@ -50,7 +52,7 @@ print(json.dumps({"window": int(w), "rss_mb": int(rss) / 1024, "threads": int(th
                   "rtf_min": rtf.get("min"), "errors": r.get("errors", {}).get("total"),
                   "replies_missing": r.get("replies_missing"),
                   "frames_received": r.get("frames_received"),
-                  "frames_expected": r.get("frames_expected")}), flush=True)
+                  "frames_expected": r.get("frames_expected"), "failure": failure}), flush=True)
 PY
 done | tee "$dir/windows.jsonl"
 python3 - "$dir/windows.jsonl" <<'PY'
