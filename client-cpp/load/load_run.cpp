@@ -139,8 +139,16 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
     progress << "load: now talking to " << address << ": " << why << std::endl;
   };
   Client client(co);
-  if (!client.wait_until_connected(std::chrono::seconds(10)))
-    throw std::runtime_error("cannot connect to " + o.server);
+  if (!client.wait_until_connected(std::chrono::seconds(10))) {
+    // The channel says only that it is not ready: the call's status says why, and the commonest
+    // cause on a reachable port is a TLS mismatch.
+    const auto probe = client.list_sessions();
+    throw std::runtime_error(
+        "cannot connect to " + o.server + (probe ? "" : ": " + probe.error().to_string()) +
+        (o.tls_ca_file.empty() ? " (a server started with --tls-cert needs --tls-ca)"
+                               : " (is it running, and does --tls-ca name the authority of its "
+                                 "certificate?)"));
+  }
 
   ErrorCounter errors;
   std::vector<v1::SessionInfo> sessions;

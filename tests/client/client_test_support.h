@@ -41,11 +41,14 @@ inline ::testing::AssertionResult session_has_streams(Client& client, const std:
   }
 }
 
-// A path in the temporary folder unique to this test process.
+// A path in the temporary folder unique to this test process, fresh: whatever an earlier process
+// with the same pid left there (a run killed before its clean-up) is removed first.
 inline std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("softbody-client-test-" + std::to_string(getpid()) + "-" + name))
-      .string();
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() /
+      ("softbody-client-test-" + std::to_string(getpid()) + "-" + name);
+  std::filesystem::remove_all(path);
+  return path.string();
 }
 
 }  // namespace softbody::client::testing

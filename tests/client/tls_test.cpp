@@ -1,13 +1,14 @@
 // gRPC over TLS (issue 14): a server with a certificate from files (scripts/dev-cert.sh makes a
-// development authority and certificate), the native client and tools speaking TLS to it,
-// cleartext and untrusting clients refused, and a renewed certificate taking effect for new
-// connections while a running session's stream goes on.
+// development authority and certificate), the native client and the tools (softbody-client,
+// softbody-load) speaking TLS to it, cleartext and untrusting clients refused, and a renewed
+// certificate taking effect for new connections while a running session's stream goes on.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/client/client_test_support.h"
@@ -61,6 +62,26 @@ TEST(Tls, ClientsSpeakTlsAndARenewedCertificateServesNewConnections) {
                                   " --tls-ca " + dir + "/first/ca.pem list");
   EXPECT_EQ(listed.exit_code, 0) << listed.err;
   EXPECT_NE(listed.out.find(made->id()), std::string::npos);
+
+  // The load tester over TLS: its haptic tool and subscriber run without an error.
+  auto load = test::run_process(
+      std::string(SOFTBODY_LOAD) + " --server 127.0.0.1:" + std::to_string(server.grpc_port()) +
+      " --tls-ca " + dir + "/first/ca.pem --scene cantilever --sessions 1" +
+      " --subscribers-per-session 1 --haptic-per-session 1 --rate 200 --frame-rate 30" +
+      " --duration 1 --warmup 0.2 --json --max-replies-missing 0");
+  ASSERT_EQ(load.exit_code, 0) << load.out << load.err;
+  const auto report = nlohmann::json::parse(load.out);
+  EXPECT_EQ(report["errors"]["total"].get<long>(), 0) << report["errors"].dump();
+  EXPECT_GT(report["force_reply_latency_ms"]["count"].get<long>(), 100);  // 200 Hz x 1 s
+  EXPECT_GT(report["frames_received"].get<long>(), 0);
+  // ...and refused without the authority.
+  auto untrusting = test::run_process(std::string(SOFTBODY_LOAD) +
+                                      " --server 127.0.0.1:" + std::to_string(server.grpc_port()) +
+                                      " --scene cantilever --sessions 1 --duration 1");
+  EXPECT_NE(untrusting.exit_code, 0);
+  EXPECT_NE(untrusting.err.find("cannot connect to 127.0.0.1:"), std::string::npos)
+      << untrusting.err;
+  EXPECT_NE(untrusting.err.find("needs --tls-ca"), std::string::npos) << untrusting.err;
 
   // Renew: new files in place; within a few reload intervals new connections get the new
   // certificate, and the open stream never stopped.

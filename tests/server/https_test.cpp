@@ -54,6 +54,7 @@ std::int64_t next_frame_step(WssClient& ws) {
 TEST(Https, TheHttpPortSpeaksTlsOnlyAndARenewalKeepsOpenWebSockets) {
   const std::string dir =
       (fs::temp_directory_path() / ("softbody-https-" + std::to_string(getpid()))).string();
+  fs::remove_all(dir);  // what a killed run with the same pid left
   make_dev_certificates(dir + "/first");
   make_dev_certificates(dir + "/second");  // another authority: the renewal is told apart by it
   fs::create_directories(dir + "/live");
