@@ -9,6 +9,7 @@ extern "C" {
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <pugixml.hpp>
 #include <sstream>
@@ -131,6 +132,20 @@ std::vector<double> read_data_array(const VtuContext& ctx, const pugi::xml_node&
   return values;
 }
 
+// A cell-table value (read as a double whatever the array's type) as a whole number in [0, max];
+// otherwise the file's error naming `what`. Casting a NaN or out-of-range double to an integer is
+// undefined behaviour, so nothing is cast before this check (found by the mesh fuzzer).
+long long whole_number(const VtuContext& ctx, const pugi::xml_node& node, double value, double max,
+                       const std::string& what) {
+  if (!(value >= 0 && value <= max) || value != std::floor(value)) {
+    std::ostringstream message;
+    message << what << " is " << value << ": not a whole number in [0, "
+            << static_cast<long long>(max) << "]";
+    fail_at(ctx, node, message.str());
+  }
+  return static_cast<long long>(value);
+}
+
 pugi::xml_node named_array(const VtuContext& ctx, const pugi::xml_node& cells, const char* name) {
   pugi::xml_node array = cells.find_child_by_attribute("DataArray", "Name", name);
   if (!array) fail_at(ctx, cells, std::string("<Cells> has no DataArray named '") + name + "'");
@@ -193,16 +208,23 @@ TetMesh parse_vtu(const std::string& path, std::string_view content,
       read_data_array(ctx, named_array(ctx, cells, "offsets"), static_cast<size_t>(num_cells));
   std::vector<double> types =
       read_data_array(ctx, named_array(ctx, cells, "types"), static_cast<size_t>(num_cells));
-  size_t conn_size = offsets.empty() ? 0 : static_cast<size_t>(std::max(0.0, offsets.back()));
+  pugi::xml_node offsets_node = named_array(ctx, cells, "offsets");
+  constexpr double kLargestCount = 9007199254740992.0;  // 2^53: doubles hold every count below
+  const auto conn_size =
+      static_cast<size_t>(offsets.empty() ? 0
+                                          : whole_number(ctx, offsets_node, offsets.back(),
+                                                         kLargestCount, "the last offset"));
   pugi::xml_node conn_node = named_array(ctx, cells, "connectivity");
   std::vector<double> conn = read_data_array(ctx, conn_node, conn_size);
+  pugi::xml_node types_node = named_array(ctx, cells, "types");
   long long skipped = 0;
   for (size_t c = 0; c < offsets.size(); ++c) {
-    auto begin = static_cast<long long>(c == 0 ? 0.0 : offsets[c - 1]);
-    auto end = static_cast<long long>(offsets[c]);
-    if (end < begin || end > static_cast<long long>(conn.size()))
-      fail_at(ctx, conn_node, "offsets are not increasing");
-    if (static_cast<int>(types[c]) != kVtkTetra) {
+    const double size = static_cast<double>(conn.size());
+    const long long begin =
+        c == 0 ? 0 : whole_number(ctx, offsets_node, offsets[c - 1], size, "an offset");
+    const long long end = whole_number(ctx, offsets_node, offsets[c], size, "an offset");
+    if (end < begin) fail_at(ctx, conn_node, "offsets are not increasing");
+    if (whole_number(ctx, types_node, types[c], 255, "a cell type") != kVtkTetra) {
       ++skipped;
       continue;
     }
@@ -213,7 +235,7 @@ TetMesh parse_vtu(const std::string& path, std::string_view content,
     Tet t;
     for (int k = 0; k < 4; ++k) {
       double v = conn[static_cast<size_t>(begin + k)];
-      if (v < 0 || v >= static_cast<double>(num_points)) {
+      if (!(v >= 0 && v < static_cast<double>(num_points)) || v != std::floor(v)) {
         throw MeshError(path,
                         "cell " + std::to_string(c) + " references point " +
                             std::to_string(static_cast<long long>(v)) + ", but there are " +

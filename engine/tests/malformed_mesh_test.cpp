@@ -86,6 +86,26 @@ std::vector<Malformed> cases() {
        "<DataArray Name=\"types\" "
        "type=\"UInt8\"></DataArray></Cells></Piece></UnstructuredGrid></VTKFile>",
        "huge.vtu"},
+      // Cell-table values far outside an integer's range (or NaN) were cast to integers: undefined
+      // behaviour, found by the fuzzer. Now they are the file's error.
+      {"VtuCellTypeOutOfRange", "type.vtu",
+       "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"4\" "
+       "NumberOfCells=\"1\">\n<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" "
+       "format=\"ascii\">0 0 0 1 0 0 0 1 0 0 0 1</DataArray></Points>\n<Cells>"
+       "<DataArray Name=\"connectivity\" type=\"Int32\" format=\"ascii\">0 1 2 3</DataArray>"
+       "<DataArray Name=\"offsets\" type=\"Int32\" format=\"ascii\">4</DataArray>\n"
+       "<DataArray Name=\"types\" type=\"Float64\" format=\"ascii\">1.4e56</DataArray></Cells>"
+       "</Piece></UnstructuredGrid></VTKFile>",
+       ":4: a cell type is 1.4e+56: not a whole number in [0, 255]"},
+      {"VtuOffsetNotANumber", "nan.vtu",
+       "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"4\" "
+       "NumberOfCells=\"1\">\n<Points><DataArray type=\"Float64\" NumberOfComponents=\"3\" "
+       "format=\"ascii\">0 0 0 1 0 0 0 1 0 0 0 1</DataArray></Points>\n<Cells>"
+       "<DataArray Name=\"connectivity\" type=\"Int32\" format=\"ascii\">0 1 2 3</DataArray>\n"
+       "<DataArray Name=\"offsets\" type=\"Float64\" format=\"ascii\">nan</DataArray>"
+       "<DataArray Name=\"types\" type=\"UInt8\" format=\"ascii\">10</DataArray></Cells>"
+       "</Piece></UnstructuredGrid></VTKFile>",
+       ":4: the last offset is nan: not a whole number"},
       {"CountBeyondTheFile", "forged.mesh",
        "MeshVersionFormatted 1\nDimension 3\nVertices\n900000000\n0 0 0 0\n",
        ":4: the number of vertices 900000000 cannot fit in the 9 bytes that follow"},
