@@ -236,10 +236,10 @@ TetMesh parse_vtu(const std::string& path, std::string_view content,
     for (int k = 0; k < 4; ++k) {
       double v = conn[static_cast<size_t>(begin + k)];
       if (!(v >= 0 && v < static_cast<double>(num_points)) || v != std::floor(v)) {
-        throw MeshError(path,
-                        "cell " + std::to_string(c) + " references point " +
-                            std::to_string(static_cast<long long>(v)) + ", but there are " +
-                            std::to_string(num_points) + " points",
+        std::ostringstream message;  // v as a double: it may be no integer at all
+        message << "cell " << c << " references point " << v << ", but there are " << num_points
+                << " points";
+        throw MeshError(path, message.str(),
                         {.line = line_of(ctx, conn_node), .element = static_cast<long>(c)});
       }
       t[static_cast<size_t>(k)] = static_cast<Index>(v);
