@@ -1,5 +1,7 @@
 #include "server/scheduler.h"
 
+#include <utility>
+
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -81,7 +83,8 @@ void Scheduler::work() {
       continue;  // paused or deleted since it was queued
     }
     lock.unlock();
-    const double lag = std::chrono::duration<double>(now - entry.due).count();
+    const double lag =
+        std::chrono::duration<double>(now - entry.due).count() + std::exchange(entry.forgiven_s, 0);
     try {
       entry.session->step(one_off ? 0.0 : lag, !one_off);
     } catch (const std::exception& e) {
@@ -104,7 +107,10 @@ void Scheduler::work() {
         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(dt));
     entry.due += step;
     const Clock::time_point after = Clock::now();
-    if (after - entry.due > options_.max_debt_steps * step) entry.due = after;
+    if (after - entry.due > options_.max_debt_steps * step) {
+      entry.forgiven_s = std::chrono::duration<double>(after - entry.due).count();
+      entry.due = after;
+    }
     queue_.push(entry);
   }
 }

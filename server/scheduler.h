@@ -42,6 +42,9 @@ class Scheduler {
     long generation = 0;
     int remaining = 0;  // > 0: a one-off run of this many steps
     std::shared_ptr<std::promise<void>> done;
+    // Lateness forgiven when the debt was dropped [s]: the next step still reports it, or a
+    // session too slow for its dt would look on time forever after each reset.
+    double forgiven_s = 0;
     bool operator>(const Entry& o) const { return due > o.due; }
   };
   void work();
