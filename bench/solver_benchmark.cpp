@@ -12,6 +12,7 @@
 #include "bench/timing.h"
 #include "engine/parallel/parallel.h"
 #include "engine/scene/scene.h"
+#include "engine/sim/integrator.h"
 #include "engine/solvers/block_ssor.h"
 #include "engine/solvers/incomplete_cholesky.h"
 #include "engine/solvers/step_solver.h"
@@ -39,23 +40,25 @@ void add_solver_benchmark(CLI::App& app) {
   cmd->add_option("--tolerance", args->tolerance, "relative residual")->capture_default_str();
   cmd->add_option("--seconds", args->seconds, "minimum time per measurement")
       ->capture_default_str();
-  cmd->add_option("--set", args->sets, "scene override KEY=VALUE (a dotted path or a JSON pointer, as softbody-sim --set)");
+  cmd->add_option(
+      "--set", args->sets,
+      "scene override KEY=VALUE (a dotted path or a JSON pointer, as softbody-sim --set)");
   cmd->callback([args] {
     set_num_threads(args->threads);
     set_blas_threads(args->threads);
     Scene scene = load_scene(args->scene, args->sets);
     const SimulationModel& model = *scene.model;
-    Integrator integrator(scene.model);
+    const std::unique_ptr<Integrator> integrator = make_integrator(scene.model);
     SimulationState state = rest_state(model);
     const int old_step = std::max(0, args->steps - args->drift);
-    for (int k = 0; k < old_step; ++k) integrator.step(state);
-    const EdgeBlockMatrix old_matrix = integrator.system_matrix();
-    for (int k = old_step; k < args->steps; ++k) integrator.step(state);
+    for (int k = 0; k < old_step; ++k) integrator->step(state);
+    const EdgeBlockMatrix old_matrix = *integrator->system_matrix();
+    for (int k = old_step; k < args->steps; ++k) integrator->step(state);
     const Eigen::VectorXd warm = Eigen::Map<const Eigen::VectorXd>(
         state.v.front().data(), 3 * static_cast<Eigen::Index>(state.v.size()));
-    integrator.step(state);  // the matrix of this step is the one measured
-    const EdgeBlockMatrix a_matrix = integrator.system_matrix();
-    const Eigen::VectorXd b = integrator.system_rhs();
+    integrator->step(state);  // the matrix of this step is the one measured
+    const EdgeBlockMatrix a_matrix = *integrator->system_matrix();
+    const Eigen::VectorXd b = *integrator->system_rhs();
     const MeshTopology& topo = *model.topology;
     ConstrainedBlockOperator a(topo, a_matrix, model.fixed);
 

@@ -12,6 +12,7 @@
 #include "engine/parallel/parallel.h"
 #include "engine/parallel/statistics.h"
 #include "engine/scene/scene.h"
+#include "engine/sim/integrator.h"
 #include "engine/solvers/linear_operator.h"
 
 namespace softbody::bench {
@@ -51,18 +52,20 @@ void add_step_benchmark(CLI::App& app) {
   cmd->add_option("--warmup", args->warmup, "untimed steps first")->capture_default_str();
   cmd->add_option("--bandwidth", args->bandwidth_gbs,
                   "memory bandwidth [GB/s] for the matvec bound (see bench/RESULTS.md)");
-  cmd->add_option("--set", args->sets, "scene override KEY=VALUE (a dotted path or a JSON pointer, as softbody-sim --set)");
+  cmd->add_option(
+      "--set", args->sets,
+      "scene override KEY=VALUE (a dotted path or a JSON pointer, as softbody-sim --set)");
   cmd->callback([args] {
     set_num_threads(args->threads);
     Scene scene = load_scene(args->scene, args->sets);
-    Integrator integrator(scene.model);
+    const std::unique_ptr<Integrator> integrator = make_integrator(scene.model);
     SimulationState state = rest_state(*scene.model);
-    for (int k = 0; k < args->warmup; ++k) integrator.step(state);
+    for (int k = 0; k < args->warmup; ++k) integrator->step(state);
     std::vector<double> step_ms, forces_ms, assembly_ms, solve_ms, correction_ms;
     double iterations = 0, solve_s = 0, max_residual = 0;
     long factorizations = 0, unmet = 0;
     for (int k = 0; k < args->steps; ++k) {
-      StepStats s = integrator.step(state);
+      StepStats s = integrator->step(state);
       step_ms.push_back(s.step_ms);
       forces_ms.push_back(s.forces_ms);
       assembly_ms.push_back(s.assembly_ms);

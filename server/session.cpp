@@ -18,7 +18,7 @@ Session::Session(std::string id, std::string label, Scene scene, SessionSource s
       mesh_body_(scene.body),
       source_(std::move(source)),
       model_(scene.model),
-      integrator_(std::make_unique<Integrator>(model_)),
+      integrator_(make_integrator(model_)),
       state_(rest_state(*model_)) {
   options_ = model_->options;
   document_ = source_.document;
@@ -275,23 +275,18 @@ void Session::update_settings(const SettingsUpdate& u) {
     options_ = model_->options;
     document_ = source_.document;
   }
-  integrator_ = std::make_unique<Integrator>(model_);
+  integrator_ = make_integrator(model_);  // the state keeps every memory the old one had
   effective_tolerance_ = model_->options.solver.tolerance;
   rtf_window_.clear();
   spdlog::info("event=settings_updated session={}", id_);
 }
 
 SessionSnapshot Session::snapshot() {
-  // Under the state mutex: the solver's state must be the one that goes with the state (a step in
-  // progress is waited for; steps take milliseconds).
+  // Under the state mutex: a step in progress is waited for (steps take milliseconds). The state
+  // carries every memory of the simulation, the solver's included.
   std::lock_guard lock(state_mutex_);
-  return {source_.scene_name,
-          document(),
-          source_.uploaded,
-          state_,
-          effective_tolerance_.load(),
-          integrator_->solver_state(),
-          on_time_steps_};
+  return {source_.scene_name,          document(),    source_.uploaded, state_,
+          effective_tolerance_.load(), on_time_steps_};
 }
 
 void Session::restore(const SessionSnapshot& snapshot) {
@@ -308,7 +303,6 @@ void Session::restore(const SessionSnapshot& snapshot) {
         std::clamp(snapshot.effective_tolerance, model_->options.solver.tolerance,
                    std::max(model_->options.solver.tolerance, limits_.loosest_tolerance));
   on_time_steps_ = std::max(0, snapshot.on_time_steps);
-  integrator_->restore_solver_state(snapshot.solver);
   publish(state_, StepStats{}, 0);
 }
 

@@ -15,6 +15,7 @@
 
 #include "engine/io/mesh_io.h"
 #include "engine/scene/scene.h"
+#include "engine/sim/integrator.h"
 #include "server/metrics.h"
 #include "server/subscriber.h"
 #include "server/tool.h"
@@ -75,7 +76,6 @@ struct SessionSnapshot {
   std::optional<UploadedMeshData> uploaded;
   SimulationState state;
   double effective_tolerance = 0;
-  StepSolverState solver;  // the integrator's reused factor and its history
   int on_time_steps = 0;
 };
 

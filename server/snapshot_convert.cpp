@@ -8,9 +8,11 @@ namespace softbody::server {
 namespace {
 
 void to_proto(const StepSolverState& s, v1::SolverState& out) {
-  out.mutable_factored_matrix()->Add(s.factored_values.begin(), s.factored_values.end());
-  for (const Mat3& d : s.factored_diagonal)
-    out.mutable_factored_diagonal()->Add(d.data(), d.data() + 9);
+  if (s.factored) {
+    out.mutable_factored_matrix()->Add(s.factored->values.begin(), s.factored->values.end());
+    for (const Mat3& d : s.factored->diagonal)
+      out.mutable_factored_diagonal()->Add(d.data(), d.data() + 9);
+  }
   out.set_flops_since_factor(s.flops_since_factor);
   out.set_solves_since_factor(s.solves_since_factor);
   out.set_refactor_due(s.refactor_due);
@@ -28,10 +30,14 @@ StepSolverState solver_state_from_proto(const v1::SolverState& in, size_t num_ve
     invalid_argument(field, "factored_matrix and factored_diagonal go together");
   for (double v : in.factored_matrix())
     if (!std::isfinite(v)) invalid_argument(field + ".factored_matrix", "is not finite");
-  s.factored_values.assign(in.factored_matrix().begin(), in.factored_matrix().end());
-  s.factored_diagonal.resize(static_cast<size_t>(in.factored_diagonal_size()) / 9);
-  for (size_t v = 0; v < s.factored_diagonal.size(); ++v)
-    s.factored_diagonal[v] = Eigen::Map<const Mat3>(in.factored_diagonal().data() + 9 * v);
+  if (in.factored_matrix_size() != 0) {
+    auto factored = std::make_shared<FactoredMatrix>();
+    factored->values.assign(in.factored_matrix().begin(), in.factored_matrix().end());
+    factored->diagonal.resize(static_cast<size_t>(in.factored_diagonal_size()) / 9);
+    for (size_t v = 0; v < factored->diagonal.size(); ++v)
+      factored->diagonal[v] = Eigen::Map<const Mat3>(in.factored_diagonal().data() + 9 * v);
+    s.factored = std::move(factored);
+  }
   if (!std::isfinite(in.flops_since_factor()) || in.flops_since_factor() < 0 ||
       in.solves_since_factor() < 0 || in.factorizations() < 0)
     invalid_argument(field, "counts must be finite and >= 0");
@@ -65,7 +71,7 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   for (const Vec3& p : snap.state.p) out.mutable_positions()->Add(p.data(), p.data() + 3);
   for (const Vec3& v : snap.state.v) out.mutable_velocities()->Add(v.data(), v.data() + 3);
   out.set_effective_tolerance(snap.effective_tolerance);
-  to_proto(snap.solver, *out.mutable_solver_state());
+  to_proto(snap.state.solver, *out.mutable_solver_state());
   out.set_on_time_steps(snap.on_time_steps);
 }
 
@@ -92,7 +98,7 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
   state.t = in.sim_time();
   state.step = in.step();
   snap.effective_tolerance = std::isfinite(in.effective_tolerance()) ? in.effective_tolerance() : 0;
-  snap.solver = solver_state_from_proto(in.solver_state(), n);
+  state.solver = solver_state_from_proto(in.solver_state(), n);
   snap.on_time_steps = in.on_time_steps();
   return snap;
 }

@@ -13,6 +13,7 @@
 
 #include "engine/parallel/parallel.h"
 #include "engine/scene/scene.h"
+#include "engine/sim/integrator.h"
 
 namespace softbody {
 namespace {
@@ -32,12 +33,12 @@ struct CrushRun {
 
 CrushRun run_crush(const std::vector<std::string>& overrides) {
   Scene scene = load_scene(crush_scene(), overrides);
-  Integrator integrator(scene.model);
+  const std::unique_ptr<Integrator> integrator = make_integrator(scene.model);
   SimulationState state = rest_state(*scene.model);
   const long steps = std::lround(scene.duration / scene.model->options.dt);
   CrushRun run;
   for (long k = 0; k < steps; ++k) {
-    const StepStats s = integrator.step(state);
+    const StepStats s = integrator->step(state);
     run.failed_steps += s.failed;
     run.unconverged_steps += !s.converged;
     run.max_speed = std::max(run.max_speed, s.max_speed);

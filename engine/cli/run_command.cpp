@@ -15,6 +15,7 @@
 #include "engine/parallel/parallel.h"
 #include "engine/parallel/statistics.h"
 #include "engine/scene/scene.h"
+#include "engine/sim/integrator.h"
 
 namespace softbody::cli {
 namespace {
@@ -88,8 +89,10 @@ void add_run_command(CLI::App& app) {
   cmd->add_option("--vtu-every", args->vtu, "write a VTU file every K steps into DIR")
       ->expected(2)
       ->type_name("K DIR");
-  cmd->add_option("--set", args->sets,
-                  "scene override KEY=VALUE, e.g. solver.type=cg or /obstacles/1/contact/friction=0 (a dotted path or a JSON pointer; numbers index arrays; repeatable)");
+  cmd->add_option(
+      "--set", args->sets,
+      "scene override KEY=VALUE, e.g. solver.type=cg or /obstacles/1/contact/friction=0 (a dotted "
+      "path or a JSON pointer; numbers index arrays; repeatable)");
   cmd->add_option("--threads", args->threads, "OpenMP threads (0: all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--speed-threshold", args->speed_threshold,
@@ -125,7 +128,7 @@ void add_run_command(CLI::App& app) {
       write_state_vtu((vtu_dir / name).string(), scene.body->mesh, s.p, &s.v, &density);
     };
 
-    Integrator integrator(scene.model);
+    const std::unique_ptr<Integrator> integrator = make_integrator(scene.model);
     SimulationState state = rest_state(model);
     // The reference: the same model with converged solves, stepped beside the run; and a second
     // one started 1e-9 diagonals away, whose distance to the first (the spread) says how far
@@ -137,8 +140,8 @@ void add_run_command(CLI::App& app) {
     if (args->reference) {
       auto reference_model = std::make_shared<SimulationModel>(model);
       reference_model->options = reference_options(model.options);
-      reference = std::make_unique<Integrator>(reference_model);
-      perturbed = std::make_unique<Integrator>(reference_model);
+      reference = make_integrator(reference_model);
+      perturbed = make_integrator(reference_model);
       for (size_t i = 0; i < perturbed_state.p.size(); ++i) {
         if (!model.fixed.empty() && model.fixed[i]) continue;
         const double phase = static_cast<double>(i);
@@ -156,7 +159,7 @@ void add_run_command(CLI::App& app) {
     long over_threshold = 0, rollbacks = 0, failed = 0, corrected_steps = 0;
     const auto wall_start = std::chrono::steady_clock::now();
     for (long k = 0; k < total; ++k) {
-      StepStats s = integrator.step(state);
+      StepStats s = integrator->step(state);
       step_ms.push_back(s.step_ms);
       iterations.push_back(s.iterations);
       max_speed = std::max(max_speed, s.max_speed);

@@ -307,9 +307,11 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   }
   if (root.has("integrator")) {
     JsonReader i = root.object("integrator");
-    std::string type = i.string("type", "linearized-backward-euler");
-    if (type != "linearized-backward-euler")
-      i.fail("type", "unknown integrator '" + type + "' (linearized-backward-euler)");
+    try {
+      o.type = parse_integrator_type(i.string("type", integrator_type_name(o.type)));
+    } catch (const std::invalid_argument& e) {
+      i.fail("type", e.what());
+    }
     o.correction = i.boolean("correction", o.correction);
     const std::string definiteness =
         i.string("definiteness", o.solver.definite ? "shift" : "exact");

@@ -1,32 +1,17 @@
 // What a simulation is made of: an immutable model (mesh, material model, masses, damping,
-// constraints, external forces, integrator settings) and the state that changes (seed 000 algU /
-// algUNC stepping). A session owns a state; several sessions may share a model's mesh and force
-// model. A snapshot of a simulation is its SimulationState.
+// constraints, external forces, integrator settings) and the state that changes. Integrators
+// (engine/sim/integrator.h) step a state of a model. A session owns a state; several sessions
+// may share a model's mesh and force model. A snapshot of a simulation is its SimulationState.
 #pragma once
 
 #include <memory>
 
 #include "engine/forces/force_model.h"
 #include "engine/sim/external_forces.h"
+#include "engine/sim/integrator_options.h"
 #include "engine/solvers/step_solver.h"
 
 namespace softbody {
-
-// The time steps a scene or a live session may use [s], one range everywhere (scene files, --set,
-// UpdateSettings): from 0.1 ms (haptic-rate stepping) to 100 ms (below 10 steps per second an
-// interactive simulation no longer shows motion, and contact resolves poorly).
-constexpr double kMinTimeStep = 1e-4, kMaxTimeStep = 0.1;
-
-struct IntegratorOptions {
-  double dt = 0.01;               // T [s]
-  double alpha = 0.0;             // Rayleigh mass damping [1/s]
-  double beta = 0.0;              // Rayleigh stiffness damping [s]
-  bool correction = true;         // seed 000 algUNC
-  double correction_speed = 0.1;  // V [m/s] of algUNC
-  double max_speed = 50.0;        // a step producing a faster vertex is rolled back [m/s]
-  int max_retries = 3;            // retries with correction on and 2, 4, 8 substeps
-  SolverOptions solver;
-};
 
 struct SimulationModel {
   std::shared_ptr<const MeshTopology> topology;
@@ -50,11 +35,18 @@ struct StepInputs {
   double tolerance = 0;
 };
 
+// Everything about a simulation that changes from step to step. An integrator keeps nothing of
+// its own between steps that is not a cache of something here (see docs/architecture.md: model,
+// state, scratch), so `state = saved` is a complete rollback and a copied state a complete
+// snapshot.
 struct SimulationState {
   Vec3Array p;
   Vec3Array v;
   double t = 0;
   long step = 0;
+  // The linear solver's memory: the matrix of the factor it reuses and its refresh history. Only
+  // the path of the solves depends on it, but a continuation is bit-identical only with it.
+  StepSolverState solver;
 };
 
 SimulationState rest_state(const SimulationModel& model);
@@ -65,10 +57,6 @@ double shape_error(const Vec3Array& positions, const Vec3Array& rest);
 // Mean distance between corresponding vertices of two configurations over `diagonal`: how far a
 // trajectory is from a reference run of the same scene (the fidelity measure).
 double mean_distance(const Vec3Array& a, const Vec3Array& b, double diagonal);
-
-// The scene's own settings with converged solves: a factorization every step and a relative
-// residual of 1e-10. A run with these is the reference a real-time setting is judged against.
-IntegratorOptions reference_options(IntegratorOptions options);
 
 // Lumped mass: each tetrahedron gives a quarter of rho * V to each of its vertices.
 std::vector<double> lumped_masses(const TetMesh& mesh, double density);
@@ -100,37 +88,6 @@ struct StepStats {
   int substeps = 1;     // of the accepted attempt
   bool failed = false;  // every attempt was rolled back: positions kept, velocities zeroed
   double step_ms = 0, forces_ms = 0, assembly_ms = 0, solve_ms = 0, correction_ms = 0;
-};
-
-// Steps a model; owns the scratch memory (force workspace, system matrix, vectors).
-class Integrator {
- public:
-  explicit Integrator(std::shared_ptr<const SimulationModel> model);
-  const SimulationModel& model() const { return *model_; }
-  // Advances `state` by one dt (rolled back and retried on failure, see IntegratorOptions).
-  StepStats step(SimulationState& state, const StepInputs& inputs = {});
-  // The system A v = b of the last solve (for benchmarks and solver studies).
-  const EdgeBlockMatrix& system_matrix() const { return system_; }
-  const Eigen::VectorXd& system_rhs() const { return rhs_; }
-  const StepSolver& linear_solver() const { return linear_solver_; }
-  // What a snapshot carries besides the state so that its continuation is bit-identical.
-  StepSolverState solver_state() const { return linear_solver_.save_state(); }
-  void restore_solver_state(StepSolverState s) { linear_solver_.restore_state(std::move(s)); }
-
- private:
-  bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);
-
-  // The model's anchors and obstacles plus this step's inputs.
-  std::vector<Anchor> anchors_;
-  std::vector<Obstacle> obstacles_;
-  SolverOptions solver_;
-  std::shared_ptr<const SimulationModel> model_;
-  std::unique_ptr<ForceWorkspace> force_workspace_;
-  ForceOutput forces_, forces_next_;
-  ExternalForceOutput external_;
-  EdgeBlockMatrix system_;
-  Eigen::VectorXd rhs_, velocity_;
-  StepSolver linear_solver_;  // keeps its factorization across steps
 };
 
 }  // namespace softbody

@@ -57,6 +57,7 @@ void StepSolver::reset() {
   topology_ = nullptr;
   fixed_.clear();
   factored_diagonal_.clear();
+  factored_record_.reset();
   too_large_ = false;
   spent_since_factor_ = 0;
   solves_since_factor_ = 0;
@@ -82,12 +83,10 @@ StepSolverState StepSolver::save_state() const {
   s.solves_since_factor = solves_since_factor_;
   s.refactor_due = refactor_due_;
   s.factorizations = factorizations_;
-  // csc_ holds the factored values until the next synchronous factorization assigns new ones; with
-  // a background worker it may hold newer values, so no factor is carried then.
-  if (factor_ && factor_->info().kind == FactorKind::kCholesky && !worker_ && csc_) {
-    s.factored_values = csc_->values();
-    s.factored_diagonal = factored_diagonal_;
-  }
+  // A background worker may replace the factor at any solve (timing, which no state can capture),
+  // so no factor is carried then; nor an LDL^T or shifted one, which is never reused.
+  if (factor_ && factor_->info().kind == FactorKind::kCholesky && !worker_)
+    s.factored = factored_record_;
   return s;
 }
 
@@ -102,16 +101,17 @@ void StepSolver::apply_restored_state(const ConstrainedBlockOperator& a, bool de
   StepSolverState s = std::move(*restored_);
   restored_.reset();
   factorizations_ = s.factorizations;
-  if (s.factored_values.empty()) return;  // the original had no reusable factor either
-  const bool fits = s.factored_values.size() == csc_->values().size() &&
-                    s.factored_diagonal.size() == a.matrix().vertex_blocks.size() &&
-                    std::all_of(s.factored_values.begin(), s.factored_values.end(),
+  if (!s.factored) return;  // the original had no reusable factor either
+  const FactoredMatrix& saved = *s.factored;
+  const bool fits = saved.values.size() == csc_->values().size() &&
+                    saved.diagonal.size() == a.matrix().vertex_blocks.size() &&
+                    std::all_of(saved.values.begin(), saved.values.end(),
                                 [](double v) { return std::isfinite(v); });
   if (!fits) {
     ++dropped_states_;
     return;
   }
-  csc_->values() = std::move(s.factored_values);
+  csc_->values() = saved.values;
   set_blas_threads(num_threads());
   const FactorInfo info = factor_->factorize(*csc_, definite_only);
   set_blas_threads(1);
@@ -121,7 +121,8 @@ void StepSolver::apply_restored_state(const ConstrainedBlockOperator& a, bool de
     refactor_due_ = true;
     return;
   }
-  factored_diagonal_ = std::move(s.factored_diagonal);
+  factored_diagonal_ = saved.diagonal;
+  factored_record_ = std::move(s.factored);
   spent_since_factor_ = s.flops_since_factor;
   solves_since_factor_ = s.solves_since_factor;
   refactor_due_ = s.refactor_due;
@@ -150,11 +151,17 @@ FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, bool def
   FactorInfo info = factor_->factorize(*csc_, definite_only);
   set_blas_threads(1);
   start_factor_epoch(symmetric_vertex_blocks(a.matrix()));
+  // Recorded for the state only when it is a factor the state carries (a copy of A's upper
+  // triangle per factorization: small beside the factorization itself).
+  if (info.kind == FactorKind::kCholesky)
+    factored_record_ =
+        std::make_shared<const FactoredMatrix>(FactoredMatrix{csc_->values(), factored_diagonal_});
   return info;
 }
 
 void StepSolver::start_factor_epoch(std::vector<Mat3> factored_diagonal) {
   factored_diagonal_ = std::move(factored_diagonal);
+  factored_record_.reset();
   ++factorizations_;
   spent_since_factor_ = 0;
   solves_since_factor_ = 0;

@@ -29,16 +29,24 @@
 
 namespace softbody {
 
-// What a snapshot needs for its continuation to match the original bit for bit: the matrix the
-// reused factor was made from (the factor is a deterministic function of it, so it is made again
-// rather than stored) and the refresh policy's history.
+// The matrix a reused factor was made from (the factor is a deterministic function of it, so it
+// is made again from this rather than stored): sym(A) in the solver's CSC pattern and the sym of
+// A's vertex blocks. Immutable once made, so states share it instead of copying it every step.
+struct FactoredMatrix {
+  std::vector<double> values;
+  std::vector<Mat3> diagonal;
+};
+
+// The solver's memory across steps, part of the simulation state (rollback, snapshots, settings
+// changes and migration carry it): the reused factor's matrix and the refresh policy's history.
+// Equal states (the same factored matrix object, the same counts) are the same memory.
 struct StepSolverState {
-  std::vector<double> factored_values;  // sym(A) in the solver's CSC pattern; empty: no factor
-  std::vector<Mat3> factored_diagonal;  // sym of A's vertex blocks when it was factored
+  std::shared_ptr<const FactoredMatrix> factored;  // null: no reusable factor
   double flops_since_factor = 0;
   int solves_since_factor = 0;
   bool refactor_due = false;
   long factorizations = 0;
+  bool operator==(const StepSolverState&) const = default;
 };
 
 class StepSolver {
@@ -98,6 +106,8 @@ class StepSolver {
   std::unique_ptr<SparseCholesky> factor_;
   std::unique_ptr<SparseCholesky> spare_;  // the previous factor, the worker's next buffer
   std::vector<Mat3> factored_diagonal_;    // sym vertex blocks of the factored matrix
+  // The factored matrix as a state records it; null while the factor is not one a state carries.
+  std::shared_ptr<const FactoredMatrix> factored_record_;
   std::unique_ptr<BackgroundFactorizer> worker_;
   bool too_large_ = false;
   // Cost model, in flops since the last factorization.

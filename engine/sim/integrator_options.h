@@ -1,0 +1,43 @@
+// The settings of a simulation's time integration: which integrator, its step, damping, robustness
+// and the solver options of its linear solves. Part of the immutable model.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/solvers/solver_options.h"
+
+namespace softbody {
+
+// The time steps a scene or a live session may use [s], one range everywhere (scene files, --set,
+// UpdateSettings): from 0.1 ms (haptic-rate stepping) to 100 ms (below 10 steps per second an
+// interactive simulation no longer shows motion, and contact resolves poorly).
+constexpr double kMinTimeStep = 1e-4, kMaxTimeStep = 0.1;
+
+// The integrator family (engine/sim/integrator.h); names in integrator_registry.cpp.
+enum class IntegratorType {
+  kLinearizedBackwardEuler,  // seed 000 algU + algUNC: one linear solve per step
+};
+
+struct IntegratorOptions {
+  IntegratorType type = IntegratorType::kLinearizedBackwardEuler;
+  double dt = 0.01;               // T [s]
+  double alpha = 0.0;             // Rayleigh mass damping [1/s]
+  double beta = 0.0;              // Rayleigh stiffness damping [s]
+  bool correction = true;         // seed 000 algUNC
+  double correction_speed = 0.1;  // V [m/s] of algUNC
+  double max_speed = 50.0;        // a step producing a faster vertex is rolled back [m/s]
+  int max_retries = 3;            // retries with correction on and 2, 4, 8 substeps
+  SolverOptions solver;
+};
+
+// The scene's own settings with converged solves: a factorization every step and a relative
+// residual of 1e-10. A run with these is the reference a real-time setting is judged against.
+IntegratorOptions reference_options(IntegratorOptions options);
+
+const char* integrator_type_name(IntegratorType type);
+// Throws std::invalid_argument naming the accepted values.
+IntegratorType parse_integrator_type(const std::string& name);
+std::vector<std::string> integrator_type_names();
+
+}  // namespace softbody

@@ -1,0 +1,59 @@
+// The one table of integrators: name, type and how to build it. Scene parsing, the CLI, the
+// server's settings and the docs take their names from here.
+#include <stdexcept>
+
+#include "engine/sim/integrator.h"
+#include "engine/sim/linearized_backward_euler.h"
+
+namespace softbody {
+namespace {
+
+struct IntegratorEntry {
+  IntegratorType type;
+  const char* name;
+  std::unique_ptr<Integrator> (*make)(std::shared_ptr<const SimulationModel>);
+};
+
+template <typename T>
+std::unique_ptr<Integrator> make(std::shared_ptr<const SimulationModel> model) {
+  return std::make_unique<T>(std::move(model));
+}
+
+constexpr IntegratorEntry kIntegrators[] = {
+    {IntegratorType::kLinearizedBackwardEuler, "linearized-backward-euler",
+     make<LinearizedBackwardEuler>},
+};
+
+const IntegratorEntry& entry(IntegratorType type) {
+  for (const IntegratorEntry& e : kIntegrators)
+    if (e.type == type) return e;
+  throw std::invalid_argument("unknown integrator type");
+}
+
+}  // namespace
+
+const char* integrator_type_name(IntegratorType type) {
+  return entry(type).name;
+}
+
+IntegratorType parse_integrator_type(const std::string& name) {
+  std::string list;
+  for (const IntegratorEntry& e : kIntegrators) {
+    if (name == e.name) return e.type;
+    list += (list.empty() ? "" : ", ") + std::string(e.name);
+  }
+  throw std::invalid_argument("unknown integrator '" + name + "' (" + list + ")");
+}
+
+std::vector<std::string> integrator_type_names() {
+  std::vector<std::string> names;
+  for (const IntegratorEntry& e : kIntegrators) names.emplace_back(e.name);
+  return names;
+}
+
+std::unique_ptr<Integrator> make_integrator(std::shared_ptr<const SimulationModel> model) {
+  const IntegratorType type = model->options.type;
+  return entry(type).make(std::move(model));
+}
+
+}  // namespace softbody

@@ -1,0 +1,42 @@
+// Seed 000's linearized backward Euler (algU) with the nonlinearity correction (algUNC): one
+// linear solve per step, with Rayleigh damping and the external forces' Jacobians. The project's
+// first integrator; a step is the pipeline
+//   forces -> step system -> velocity solve -> positions -> correction -> acceptance
+// of engine/sim/stages/, under step_with_rollback.
+#pragma once
+
+#include "engine/sim/integrator.h"
+#include "engine/sim/stages/step_forces.h"
+
+namespace softbody {
+
+class LinearizedBackwardEuler final : public Integrator {
+ public:
+  explicit LinearizedBackwardEuler(std::shared_ptr<const SimulationModel> model);
+  StepStats step(SimulationState& state, const StepInputs& inputs = {}) override;
+  const EdgeBlockMatrix* system_matrix() const override { return &system_; }
+  const Eigen::VectorXd* system_rhs() const override { return &rhs_; }
+
+ private:
+  bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);
+  // Makes the solver's cache hold the state's solver memory (a no-op while the state is the one
+  // this integrator stepped last).
+  void load_solver_memory(const SimulationState& state);
+
+  // Per step: the loads and solver options in force.
+  StepLoads loads_;
+  SolverOptions solver_options_;
+  // Scratch, reused between steps for its memory only.
+  std::unique_ptr<ForceWorkspace> force_workspace_;
+  ForceOutput forces_, forces_next_;
+  ExternalForceOutput external_;
+  EdgeBlockMatrix system_;
+  Eigen::VectorXd rhs_, velocity_;
+  Vec3Array p_next_, v_next_;
+  // A cache of state.solver: the numeric factor itself, made again from the state's record when
+  // another state comes in (rollback, snapshot, another integrator's state).
+  StepSolver linear_solver_;
+  StepSolverState solver_memory_;  // what linear_solver_ holds
+};
+
+}  // namespace softbody

@@ -1,0 +1,20 @@
+// Stage 1 of a step: internal forces and stiffness at p, and the external forces (gravity,
+// anchors, obstacles) at p and the step's end time, with their Jacobians.
+#pragma once
+
+#include "engine/sim/simulation.h"
+
+namespace softbody {
+
+// The model's anchors and obstacles plus this step's inputs (tools).
+struct StepLoads {
+  std::vector<Anchor> anchors;
+  std::vector<Obstacle> obstacles;
+};
+StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs);
+
+void evaluate_step_forces(const SimulationModel& model, const StepLoads& loads, const Vec3Array& p,
+                          double t_next, ForceWorkspace& workspace, ForceOutput& forces,
+                          ExternalForceOutput& external);
+
+}  // namespace softbody
