@@ -98,9 +98,8 @@ TEST(SimEval, WritesAVtuWithDisplacementAndEnergyDensity) {
 }
 
 TEST(SimEval, RejectsADeformedFileOfAnotherMesh) {
-  if (!test::shared_meshes_available()) GTEST_SKIP();
   test::ProcessResult r = test::run_process(kSim + " eval " + kKnight + " --deformed " +
-                                            test::shared_mesh("octopus-low.mesh"));
+                                            test::test_mesh("octopus-low.mesh"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("does not have the same vertices and tetrahedra"), std::string::npos)
       << r.err;

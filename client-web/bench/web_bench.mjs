@@ -17,7 +17,7 @@ import { ToolMode } from "../src/gen/softbody/v1/interact_pb.js";
 import { codecFixture, launchBrowser, probe, repoDir, startServer, waitFor } from "../e2e/harness.mjs";
 
 const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 5);
-const bunnyPath = join(repoDir, "..", "shared", "meshes", "bunny.mesh");
+const bunnyPath = join(repoDir, "tests", "meshes", "bunny.mesh");
 const quantile = (xs, q) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];

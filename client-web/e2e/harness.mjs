@@ -121,7 +121,7 @@ export function codecFixture(frameCount = 40, errorBound = 1e-4) {
   if (!existsSync(tool)) throw new Error(`${tool} is missing: build it (scripts/build.sh softbody-codec-fixture)`);
   const dir = mkdtempSync(join(tmpdir(), "softbody-codec-"));
   try {
-    const bunny = join(repoDir, "..", "shared", "meshes", "bunny.mesh");
+    const bunny = join(repoDir, "tests", "meshes", "bunny.mesh");
     execFileSync(tool, [bunny, dir, "--frames", String(frameCount), "--error-bound", String(errorBound)]);
     const meta = JSON.parse(readFileSync(join(dir, "meta.json"), "utf8"));
     const all = new Uint8Array(readFileSync(join(dir, "frames.bin")));

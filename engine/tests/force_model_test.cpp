@@ -49,9 +49,7 @@ std::string case_name(const testing::TestParamInfo<ModelCase>& param_info) {
 class EveryModel : public testing::TestWithParam<ModelCase> {};
 
 TEST_P(EveryModel, ForcesAndStiffnessMatchFiniteDifferences) {
-  std::vector<TetMesh> meshes = {small_box()};
-  if (test::shared_meshes_available())
-    meshes.push_back(load_mesh(test::shared_mesh("knight.node")).mesh);
+  std::vector<TetMesh> meshes = {small_box(), load_mesh(test::test_mesh("knight.node")).mesh};
   for (const TetMesh& mesh : meshes) {
     auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial,
                                   GetParam().volumetric);
@@ -122,8 +120,7 @@ INSTANTIATE_TEST_SUITE_P(Models, EveryModel, testing::ValuesIn(all_model_cases()
 
 // Seed 003's central claim: the edge-based form equals the total-Lagrangian one.
 TEST(StvkEdge, EqualsTotalLagrangianOnEveryMesh) {
-  if (!test::shared_meshes_available()) GTEST_SKIP() << "../shared/meshes not present";
-  for (const std::string& path : test::all_shared_meshes()) {
+  for (const std::string& path : test::all_test_meshes()) {
     LoadedMesh mesh = load_mesh(path);
     auto topo = topology_of(mesh.mesh);
     for (VolumetricKind vol : {VolumetricKind::kNone, VolumetricKind::kQuadratic}) {
@@ -141,8 +138,7 @@ TEST(StvkEdge, EqualsTotalLagrangianOnEveryMesh) {
 TEST(StvkEdge, FoldedSliversWouldLoseAccuracy) {
   // The reason slivers are evaluated element-wise: folding them into edge constants loses
   // accuracy ~ (aspect ratio)^2. Show that the element-wise treatment is what keeps 1e-10.
-  if (!test::shared_meshes_available()) GTEST_SKIP() << "../shared/meshes not present";
-  LoadedMesh mesh = load_mesh(test::shared_mesh("bunny.mesh"));
+  LoadedMesh mesh = load_mesh(test::test_mesh("bunny.mesh"));
   auto topo = topology_of(mesh.mesh);
   StvkEdgeModel folded(topo, mesh.mesh.vertices, kMaterial, true, /*sliver_quality=*/0.0);
   StvkEdgeModel hybrid(topo, mesh.mesh.vertices, kMaterial, true);

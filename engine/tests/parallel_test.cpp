@@ -4,7 +4,6 @@
 
 #include "engine/forces/force_model.h"
 #include "engine/forces/verification.h"
-#include "engine/mesh/box_generator.h"
 #include "engine/mesh/validation.h"
 #include "engine/parallel/parallel.h"
 #include "engine/tests/test_support.h"
@@ -13,8 +12,7 @@ namespace softbody {
 namespace {
 
 TEST(Parallel, ResultsDoNotDependOnTheThreadCount) {
-  TetMesh mesh = test::shared_meshes_available() ? load_mesh(test::shared_mesh("bunny.mesh")).mesh
-                                                 : make_box_mesh({.nx = 12, .ny = 12, .nz = 12});
+  TetMesh mesh = load_mesh(test::test_mesh("bunny.mesh")).mesh;
   auto topo = std::make_shared<const MeshTopology>(mesh);
   Vec3Array p = random_smooth_deformation(mesh.vertices, 0.3, 9);
   for (const std::string& name : force_model_names()) {

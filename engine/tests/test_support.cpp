@@ -5,18 +5,14 @@
 
 namespace softbody::test {
 
-std::string shared_mesh(const std::string& name) {
-  return std::string(SOFTBODY_SHARED_MESHES) + "/" + name;
+std::string test_mesh(const std::string& name) {
+  const bool shipped = name.rfind("knight.", 0) == 0;
+  return std::string(shipped ? SOFTBODY_PROJECT_MESHES : SOFTBODY_TEST_MESHES) + "/" + name;
 }
 
-bool shared_meshes_available() {
-  return std::filesystem::exists(shared_mesh("knight.node"));
-}
-
-std::vector<std::string> all_shared_meshes() {
-  return {shared_mesh("octopus-low.mesh"), shared_mesh("knight.node"),
-          shared_mesh("bunny.mesh"),       shared_mesh("hand.mesh"),
-          shared_mesh("hand.msh"),         shared_mesh("armadillo.node")};
+std::vector<std::string> all_test_meshes() {
+  return {test_mesh("octopus-low.mesh"), test_mesh("knight.node"), test_mesh("bunny.mesh"),
+          test_mesh("hand.mesh"), test_mesh("hand.msh")};
 }
 
 TempDir::TempDir() {

@@ -9,11 +9,11 @@
 
 namespace softbody::test {
 
-// Path of a mesh in ../shared/meshes (beside the checkout).
-std::string shared_mesh(const std::string& name);
-// Every tetrahedral mesh in ../shared/meshes (TetGen pairs listed once, by their .node file).
-std::vector<std::string> all_shared_meshes();
-bool shared_meshes_available();
+// Path of a mesh the tests carry: the shipped knight (knight.node, knight.ele) in meshes/, every
+// other one in tests/meshes/ (tests/meshes/README.md says where each came from).
+std::string test_mesh(const std::string& name);
+// Every tetrahedral mesh the tests carry (TetGen pairs listed once, by their .node file).
+std::vector<std::string> all_test_meshes();
 
 // A fresh directory under the system temp dir, removed when the object dies.
 class TempDir {

@@ -104,8 +104,7 @@ TEST(Topology, VertexEdgeAdjacencyIsComplete) {
 
 // Seed 003 footnote 1: N_P1 = 3 N_F and N_P2 = 3 N_T, on every mesh.
 TEST(Topology, TsepCountsOnEveryMesh) {
-  if (!test::shared_meshes_available()) GTEST_SKIP() << "../shared/meshes not present";
-  for (const std::string& path : test::all_shared_meshes()) {
+  for (const std::string& path : test::all_test_meshes()) {
     LoadedMesh mesh = load_mesh(path);
     MeshTopology t(mesh.mesh);
     EXPECT_EQ(t.num_tseps_of_type(1), 3 * t.num_faces()) << path;
