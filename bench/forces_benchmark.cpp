@@ -87,8 +87,7 @@ void add_forces_benchmark(CLI::App& app) {
     out["vertex_order"] = args->keep_order ? "file" : "reverse Cuthill-McKee";
     out["results"] = nlohmann::json::array();
     std::map<std::string, double> median_ns;
-    for (const std::string& name : {std::string("stvk-tl"), std::string("stvk-edge"),
-                                    std::string("nsn"), std::string("corotational")}) {
+    for (const std::string& name : force_model_names()) {
       for (VolumetricKind vol :
            {VolumetricKind::kNone, VolumetricKind::kCubic, VolumetricKind::kQuadratic}) {
         auto model = make_force_model(name, topology, mesh.vertices, material, vol);

@@ -2,7 +2,6 @@
 #include <Eigen/LU>
 #include <Eigen/SVD>
 #include <cmath>
-#include <stdexcept>
 
 #include "engine/forces/element_models.h"
 
@@ -95,29 +94,6 @@ void corotational_element(const Vec3Array& p, const Tet& tet, const TetRestGeome
     c.edge[k] =
         block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
   }
-}
-
-CorotationalModel::CorotationalModel(std::shared_ptr<const MeshTopology> topology,
-                                     const Vec3Array& rest, const Material& material)
-    : ForceModel(std::move(topology)),
-      geometry_(compute_rest_geometry(rest, topology_->tets())),
-      coloring_(color_tets(*topology_)),
-      lambda_(material.lambda()),
-      mu_(material.mu()) {
-  material.check();
-  if (static_cast<Index>(rest.size()) != topology_->num_vertices())
-    throw std::invalid_argument("rest positions do not match the mesh");
-}
-
-void CorotationalModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
-                                 ForceOutput& out) const {
-  prepare_output(what, out);
-  const auto& tets = topology_->tets();
-  assemble_elements(*topology_, coloring_, what, dynamic_cast<ElementWorkspace&>(workspace), out,
-                    [&](Index t, unsigned w, ElementContribution& c) {
-                      corotational_element(p, tets[static_cast<size_t>(t)],
-                                           geometry_[static_cast<size_t>(t)], lambda_, mu_, w, c);
-                    });
 }
 
 }  // namespace softbody

@@ -5,8 +5,7 @@
 
 #include "engine/parallel/parallel.h"
 
-#include "engine/forces/element_models.h"
-#include "engine/forces/stvk_edge.h"
+#include "engine/forces/force_model_table.h"
 #include "engine/forces/volumetric.h"
 
 namespace softbody {
@@ -29,7 +28,11 @@ void ForceModel::prepare_output(unsigned what, ForceOutput& out, bool zero) cons
 }
 
 const std::vector<std::string>& force_model_names() {
-  static const std::vector<std::string> names = {"stvk-edge", "stvk-tl", "nsn", "corotational"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n;
+    for (const ForceModelEntry& e : force_model_table()) n.emplace_back(e.name);
+    return n;
+  }();
   return names;
 }
 
@@ -37,19 +40,8 @@ std::unique_ptr<ForceModel> make_force_model(const std::string& name,
                                              std::shared_ptr<const MeshTopology> topology,
                                              const Vec3Array& rest_positions,
                                              const Material& material, VolumetricKind volumetric) {
-  std::unique_ptr<ForceModel> model;
-  if (name == "stvk-edge") {
-    model = std::make_unique<StvkEdgeModel>(topology, rest_positions, material, true);
-  } else if (name == "nsn") {
-    model = std::make_unique<StvkEdgeModel>(topology, rest_positions, material, false);
-  } else if (name == "stvk-tl") {
-    model = std::make_unique<StvkTotalLagrangianModel>(topology, rest_positions, material);
-  } else if (name == "corotational") {
-    model = std::make_unique<CorotationalModel>(topology, rest_positions, material);
-  } else {
-    throw std::invalid_argument("unknown force model '" + name +
-                                "' (stvk-edge, stvk-tl, nsn, corotational)");
-  }
+  std::unique_ptr<ForceModel> model =
+      force_model_entry(name).make(topology, rest_positions, material);
   if (volumetric == VolumetricKind::kNone) return model;
   VolumetricTerm term(topology, rest_positions, material, volumetric);
   return std::make_unique<ModelWithVolumetric>(std::move(model), std::move(term));

@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/forces/edge_block_matrix.h"
 #include "engine/forces/material.h"
+#include "engine/linalg/edge_block_matrix.h"
 #include "engine/mesh/topology.h"
 
 namespace softbody {

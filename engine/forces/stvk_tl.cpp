@@ -3,8 +3,6 @@
 //   f_i  = V F S alpha_i
 //   K_ij = V [ (alpha_i . S alpha_j) I + mu (alpha_i . alpha_j) B + mu a_j a_i^T + lambda a_i a_j^T
 //   ].
-#include <stdexcept>
-
 #include "engine/forces/element_models.h"
 
 namespace softbody {
@@ -40,29 +38,6 @@ void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& 
     c.edge[k] =
         block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
   }
-}
-
-StvkTotalLagrangianModel::StvkTotalLagrangianModel(std::shared_ptr<const MeshTopology> topology,
-                                                   const Vec3Array& rest, const Material& material)
-    : ForceModel(std::move(topology)),
-      geometry_(compute_rest_geometry(rest, topology_->tets())),
-      coloring_(color_tets(*topology_)),
-      lambda_(material.lambda()),
-      mu_(material.mu()) {
-  material.check();
-  if (static_cast<Index>(rest.size()) != topology_->num_vertices())
-    throw std::invalid_argument("rest positions do not match the mesh");
-}
-
-void StvkTotalLagrangianModel::evaluate(const Vec3Array& p, unsigned what,
-                                        ForceWorkspace& workspace, ForceOutput& out) const {
-  prepare_output(what, out);
-  const auto& tets = topology_->tets();
-  assemble_elements(*topology_, coloring_, what, dynamic_cast<ElementWorkspace&>(workspace), out,
-                    [&](Index t, unsigned w, ElementContribution& c) {
-                      stvk_tl_element(p, tets[static_cast<size_t>(t)],
-                                      geometry_[static_cast<size_t>(t)], lambda_, mu_, w, c);
-                    });
 }
 
 }  // namespace softbody

@@ -3,7 +3,10 @@
 namespace softbody {
 
 SimulationState rest_state(const SimulationModel& model) {
-  return {model.rest, Vec3Array(model.rest.size(), Vec3::Zero()), 0.0, 0};
+  SimulationState state;
+  state.p = model.rest;
+  state.v.assign(model.rest.size(), Vec3::Zero());
+  return state;
 }
 
 double mean_distance(const Vec3Array& a, const Vec3Array& b, double diagonal) {

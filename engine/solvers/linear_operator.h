@@ -5,7 +5,7 @@
 #include <Eigen/Core>
 #include <vector>
 
-#include "engine/forces/edge_block_matrix.h"
+#include "engine/linalg/edge_block_matrix.h"
 
 namespace softbody {
 

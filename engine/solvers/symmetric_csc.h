@@ -9,7 +9,7 @@
 #include <Eigen/SparseCore>
 #include <vector>
 
-#include "engine/forces/edge_block_matrix.h"
+#include "engine/linalg/edge_block_matrix.h"
 
 namespace softbody {
 

@@ -1,4 +1,4 @@
-#include "engine/forces/edge_block_matrix.h"
+#include "engine/linalg/edge_block_matrix.h"
 
 #include <cmath>
 

@@ -1,6 +1,8 @@
-// The tangent stiffness matrix in seed 003's edge-block form (eq. 29): one symmetric 3x3 diagonal
-// block K(V) per vertex and one 3x3 off-diagonal block K(E) = d f(V_e(E,0)) / d p(V_e(E,1)) per
-// edge; the block at (V_e(E,1), V_e(E,0)) is K(E)^T. Solvers multiply with this form directly.
+// A sparse 3n x 3n matrix with the mesh's edge pattern, in seed 003's edge-block form (eq. 29):
+// one 3x3 diagonal block K(V) per vertex and one 3x3 off-diagonal block K(E) = d f(V_e(E,0)) /
+// d p(V_e(E,1)) per edge; the block at (V_e(E,1), V_e(E,0)) is K(E)^T. Material models produce
+// their stiffness in it, integrators their step matrices, and solvers multiply with it directly:
+// it belongs to all of them, hence linalg/.
 #pragma once
 
 #include <Eigen/Dense>

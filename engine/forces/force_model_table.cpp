@@ -1,0 +1,73 @@
+#include "engine/forces/force_model_table.h"
+
+#include <stdexcept>
+
+#include "engine/forces/edge_constants.h"
+#include "engine/forces/element_models.h"
+#include "engine/forces/stvk_edge.h"
+
+namespace softbody {
+namespace {
+
+double stvk_energy(const Vec3Array& p, const Vec3Array&, const Tet& tet, const TetRestGeometry& g,
+                   double lambda, double mu) {
+  ElementContribution c;
+  stvk_tl_element(p, tet, g, lambda, mu, kEvalEnergy, c);
+  return c.energy;
+}
+
+double corotational_energy(const Vec3Array& p, const Vec3Array&, const Tet& tet,
+                           const TetRestGeometry& g, double lambda, double mu) {
+  ElementContribution c;
+  corotational_element(p, tet, g, lambda, mu, kEvalEnergy, c);
+  return c.energy;
+}
+
+// The spring energy 1/4 L(E) zeta^2 split by the element contributions L_T(E,E) to L(E).
+double spring_network_energy(const Vec3Array& p, const Vec3Array& rest, const Tet& tet,
+                             const TetRestGeometry& g, double lambda, double mu) {
+  const EdgeConstants l = tet_edge_constants(g, lambda, mu);
+  double w = 0;
+  for (int k = 0; k < 6; ++k) {
+    const auto a = static_cast<size_t>(tet[static_cast<size_t>(kTetEdgeLocal[k][0])]);
+    const auto b = static_cast<size_t>(tet[static_cast<size_t>(kTetEdgeLocal[k][1])]);
+    const double zeta = (p[a] - p[b]).squaredNorm() - (rest[a] - rest[b]).squaredNorm();
+    w += 0.25 * l(k, k) * zeta * zeta;
+  }
+  return w;
+}
+
+template <bool kTsepLoops>
+std::unique_ptr<ForceModel> make_edge_model(std::shared_ptr<const MeshTopology> topology,
+                                            const Vec3Array& rest, const Material& material) {
+  return std::make_unique<StvkEdgeModel>(std::move(topology), rest, material, kTsepLoops);
+}
+
+template <typename Model>
+std::unique_ptr<ForceModel> make_model(std::shared_ptr<const MeshTopology> topology,
+                                       const Vec3Array& rest, const Material& material) {
+  return std::make_unique<Model>(std::move(topology), rest, material);
+}
+
+}  // namespace
+
+const std::vector<ForceModelEntry>& force_model_table() {
+  static const std::vector<ForceModelEntry> table = {
+      {"stvk-edge", make_edge_model<true>, stvk_energy},
+      {StvkTotalLagrangianKernel::kName, make_model<StvkTotalLagrangianModel>, stvk_energy},
+      {"nsn", make_edge_model<false>, spring_network_energy},
+      {CorotationalKernel::kName, make_model<CorotationalModel>, corotational_energy},
+  };
+  return table;
+}
+
+const ForceModelEntry& force_model_entry(const std::string& name) {
+  std::string list;
+  for (const ForceModelEntry& e : force_model_table()) {
+    if (name == e.name) return e;
+    list += (list.empty() ? "" : ", ") + std::string(e.name);
+  }
+  throw std::invalid_argument("unknown force model '" + name + "' (" + list + ")");
+}
+
+}  // namespace softbody
