@@ -41,6 +41,10 @@ nlohmann::ordered_json step_json(const StepStats& s) {
   j["min_lambda"] = s.min_lambda;
   j["corrected_vertices"] = s.corrected_vertices;
   j["contacts"] = s.contacts;
+  j["newton_iterations"] = s.newton_iterations;
+  j["jacobian_updates"] = s.jacobian_updates;
+  j["line_search_backtracks"] = s.line_search_backtracks;
+  j["newton_fallback"] = s.newton_fallback;
   j["rolled_back"] = s.rolled_back;
   j["substeps"] = s.substeps;
   j["failed"] = s.failed;
@@ -100,7 +104,8 @@ void add_run_command(CLI::App& app) {
       ->capture_default_str();
   cmd->add_flag("--reference", args->reference,
                 "also run the scene with converged solves (direct, 1e-10) in lockstep and report "
-                "the mean vertex distance to it over the rest bounding-box diagonal (fidelity)");
+                "the mean vertex distance to it over the rest bounding-box diagonal (fidelity), "
+                "and to the exact step (implicit-euler, Newton to 1e-10)");
   cmd->callback([args] {
     set_num_threads(args->threads);
     Scene scene = load_scene(args->scene, args->sets);
@@ -134,14 +139,20 @@ void add_run_command(CLI::App& app) {
     // one started 1e-9 diagonals away, whose distance to the first (the spread) says how far
     // apart two equally valid converged runs drift in this scene: a fidelity figure below the
     // spread cannot be told from the scene's own sensitivity.
-    std::unique_ptr<Integrator> reference, perturbed;
-    SimulationState reference_state = state, perturbed_state = state;
+    // Beside them the exact reference (design guide: a fix may change the path, never the
+    // answer): converged nonlinear implicit Euler at the same dt, whose answer no linearization
+    // or definiteness fix moves.
+    std::unique_ptr<Integrator> reference, perturbed, exact;
+    SimulationState reference_state = state, perturbed_state = state, exact_state = state;
     const double diagonal = bounding_box(model.rest).diagonal();
     if (args->reference) {
       auto reference_model = std::make_shared<SimulationModel>(model);
       reference_model->options = reference_options(model.options);
       reference = make_integrator(reference_model);
       perturbed = make_integrator(reference_model);
+      auto exact_model = std::make_shared<SimulationModel>(*reference_model);
+      exact_model->options.type = IntegratorType::kImplicitEuler;
+      exact = make_integrator(exact_model);
       for (size_t i = 0; i < perturbed_state.p.size(); ++i) {
         if (!model.fixed.empty() && model.fixed[i]) continue;
         const double phase = static_cast<double>(i);
@@ -149,7 +160,8 @@ void add_run_command(CLI::App& app) {
             1e-9 * diagonal * Vec3(std::sin(phase), std::cos(1.3 * phase), std::sin(2.1 * phase));
       }
     }
-    std::vector<double> fidelity, spread;
+    std::vector<double> fidelity, spread, exactness;
+    long exact_fallbacks = 0;
     double max_residual = 0;
     long unmet = 0, factorizations = 0;
     if (vtu_every) write_vtu_frame(state);
@@ -173,6 +185,8 @@ void add_run_command(CLI::App& app) {
       if (reference) {
         reference->step(reference_state);
         perturbed->step(perturbed_state);
+        exact_fallbacks += exact->step(exact_state).newton_fallback;
+        exactness.push_back(mean_distance(state.p, exact_state.p, diagonal));
         fidelity.push_back(mean_distance(state.p, reference_state.p, diagonal));
         spread.push_back(mean_distance(perturbed_state.p, reference_state.p, diagonal));
       }
@@ -181,6 +195,7 @@ void add_run_command(CLI::App& app) {
         if (reference) {
           line["distance_to_reference"] = fidelity.back();
           line["reference_spread"] = spread.back();
+          line["distance_to_exact"] = exactness.back();
         }
         const BoundingBox box = bounding_box(state.p);
         line["bbox_min"] = {box.min.x(), box.min.y(), box.min.z()};
@@ -223,6 +238,11 @@ void add_run_command(CLI::App& app) {
       summary["mean_reference_spread"] =
           std::accumulate(spread.begin(), spread.end(), 0.0) / static_cast<double>(spread.size());
       summary["max_reference_spread"] = *std::max_element(spread.begin(), spread.end());
+      summary["exact_reference"] = "implicit-euler, Newton to 1e-10";
+      summary["mean_distance_to_exact"] = std::accumulate(exactness.begin(), exactness.end(), 0.0) /
+                                          static_cast<double>(exactness.size());
+      summary["max_distance_to_exact"] = *std::max_element(exactness.begin(), exactness.end());
+      summary["exact_reference_fallback_steps"] = exact_fallbacks;
     }
     summary["max_speed"] = max_speed;
     summary["speed_threshold"] = args->speed_threshold;

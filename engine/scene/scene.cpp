@@ -320,6 +320,20 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     o.solver.definite = definiteness == "shift";
     o.correction_speed = i.number("V", o.correction_speed / length, 1);
     if (!(o.correction_speed > 0)) i.fail("V", "must be > 0");
+    if (i.has("newton")) {
+      JsonReader nw = i.object("newton");
+      NewtonOptions& newton = o.newton;
+      newton.tolerance = nw.number("tolerance", newton.tolerance);
+      if (!(newton.tolerance >= 1e-14 && newton.tolerance < 1))
+        nw.fail("tolerance", "must be in [1e-14, 1)");
+      newton.forcing = nw.number("forcing", newton.forcing);
+      if (!(newton.forcing >= 1e-14 && newton.forcing < 1))
+        nw.fail("forcing", "must be in [1e-14, 1)");
+      newton.max_iterations = nw.integer("max_iterations", newton.max_iterations);
+      if (newton.max_iterations < 1 || newton.max_iterations > 1000)
+        nw.fail("max_iterations", "must be in [1, 1000]");
+      nw.finish();
+    }
     i.finish();
   }
   if (root.has("solver")) {

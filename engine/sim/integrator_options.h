@@ -17,6 +17,19 @@ constexpr double kMinTimeStep = 1e-4, kMaxTimeStep = 0.1;
 // The integrator family (engine/sim/integrator.h); names in integrator_registry.cpp.
 enum class IntegratorType {
   kLinearizedBackwardEuler,  // seed 000 algU + algUNC: one linear solve per step
+  kImplicitEuler,            // backward Euler solved by inexact simplified Newton (seed 001 §4)
+};
+
+// Newton iterations on the nonlinear step equations (implicit-euler).
+struct NewtonOptions {
+  // Converged when |G(v)| <= tolerance |b|, b the linearized step's right-hand side (the size of
+  // the step's terms): a relative residual like the linear solver's. A server under load loosens
+  // this (with its floor), never `forcing`.
+  double tolerance = 1e-6;
+  // eta: the relative residual each linear solve reaches (inexact Newton); it is the StepSolver's
+  // tolerance, and the reused factor serves every iteration.
+  double forcing = 0.01;
+  int max_iterations = 20;  // then the step falls back to the linearized step with correction
 };
 
 struct IntegratorOptions {
@@ -29,10 +42,12 @@ struct IntegratorOptions {
   double max_speed = 50.0;        // a step producing a faster vertex is rolled back [m/s]
   int max_retries = 3;            // retries with correction on and 2, 4, 8 substeps
   SolverOptions solver;
+  NewtonOptions newton;
 };
 
 // The scene's own settings with converged solves: a factorization every step and a relative
-// residual of 1e-10. A run with these is the reference a real-time setting is judged against.
+// residual of 1e-10 (linear solves, and Newton's for Newton integrators). A run with these is the
+// reference a real-time setting is judged against.
 IntegratorOptions reference_options(IntegratorOptions options);
 
 const char* integrator_type_name(IntegratorType type);

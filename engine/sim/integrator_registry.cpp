@@ -2,6 +2,7 @@
 // server's settings and the docs take their names from here.
 #include <stdexcept>
 
+#include "engine/sim/implicit_euler.h"
 #include "engine/sim/integrator.h"
 #include "engine/sim/linearized_backward_euler.h"
 
@@ -22,6 +23,7 @@ std::unique_ptr<Integrator> make(std::shared_ptr<const SimulationModel> model) {
 constexpr IntegratorEntry kIntegrators[] = {
     {IntegratorType::kLinearizedBackwardEuler, "linearized-backward-euler",
      make<LinearizedBackwardEuler>},
+    {IntegratorType::kImplicitEuler, "implicit-euler", make<ImplicitEuler>},
 };
 
 const IntegratorEntry& entry(IntegratorType type) {

@@ -1,5 +1,7 @@
 #include "engine/sim/simulation.h"
 
+#include <algorithm>
+
 namespace softbody {
 
 SimulationState rest_state(const SimulationModel& model) {
@@ -25,6 +27,8 @@ IntegratorOptions reference_options(IntegratorOptions options) {
   options.solver.max_iterations = 1000;
   options.solver.refactor = RefactorMode::kSync;
   options.solver.time_budget_s = 0;
+  options.newton.tolerance = 1e-10;
+  options.newton.max_iterations = std::max(options.newton.max_iterations, 50);
   return options;
 }
 

@@ -66,9 +66,11 @@ struct StepStats {
   double t = 0;
   int iterations = 0;  // solver iterations, summed over substeps
   int matvecs = 0;
-  double residual = 0;    // largest relative residual over the solves of the accepted attempt
-  double tolerance = 0;   // the residual the solves were asked to reach
-  bool converged = true;  // every solve of the accepted attempt reached the tolerance
+  // Largest relative residual over the solves of the accepted attempt (for Newton integrators:
+  // Newton's |G| / |b|), the residual they were asked to reach, and whether all reached it.
+  double residual = 0;
+  double tolerance = 0;
+  bool converged = true;
   StopReason stop_reason = StopReason::kMaxIterations;
   const char* solver_method = "";  // e.g. "cholesky-cg", "ldlt-gmres", "qmr"
   // Factorizations made during the step (0 while a reused factor served), their time, and the
@@ -84,6 +86,12 @@ struct StepStats {
   double min_lambda = 1;  // smallest algUNC scaling (1: no correction applied)
   int corrected_vertices = 0;
   int contacts = 0;
+  // Newton integrators: iterations (summed over substeps), Jacobian re-evaluations after the
+  // first, backtracks of the line search, and whether the step fell back to the linearized one.
+  int newton_iterations = 0;
+  int jacobian_updates = 0;
+  int line_search_backtracks = 0;
+  bool newton_fallback = false;
   int rolled_back = 0;  // attempts discarded (non-finite or over max_speed)
   int substeps = 1;     // of the accepted attempt
   bool failed = false;  // every attempt was rolled back: positions kept, velocities zeroed

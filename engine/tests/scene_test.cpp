@@ -106,6 +106,36 @@ TEST(Scene, UnknownKeysAndWrongTypesNameTheirJsonPath) {
   EXPECT_EQ(build_error(minimal_scene()), "");
 }
 
+TEST(Scene, IntegratorTypeAndNewtonSettings) {
+  nlohmann::json doc = minimal_scene();
+  doc["integrator"] = {{"type", "implicit-euler"},
+                       {"newton", {{"tolerance", 1e-8}, {"forcing", 0.05}, {"max_iterations", 7}}}};
+  Scene s = build_scene(doc, "t", ".");
+  EXPECT_EQ(s.model->options.type, IntegratorType::kImplicitEuler);
+  EXPECT_DOUBLE_EQ(s.model->options.newton.tolerance, 1e-8);
+  EXPECT_DOUBLE_EQ(s.model->options.newton.forcing, 0.05);
+  EXPECT_EQ(s.model->options.newton.max_iterations, 7);
+  EXPECT_EQ(build_scene(minimal_scene(), "t", ".").model->options.type,
+            IntegratorType::kLinearizedBackwardEuler);
+
+  doc["integrator"] = {{"type", "verlet"}};
+  EXPECT_NE(build_error(doc).find("/integrator/type: unknown integrator 'verlet' "
+                                  "(linearized-backward-euler, implicit-euler)"),
+            std::string::npos)
+      << build_error(doc);
+  doc["integrator"] = {{"newton", {{"forcing", 1.5}}}};
+  EXPECT_NE(build_error(doc).find("/integrator/newton/forcing: must be in [1e-14, 1)"),
+            std::string::npos)
+      << build_error(doc);
+  doc["integrator"] = {{"newton", {{"max_iterations", 0}}}};
+  EXPECT_NE(build_error(doc).find("/integrator/newton/max_iterations: must be in [1, 1000]"),
+            std::string::npos)
+      << build_error(doc);
+  doc["integrator"] = {{"newton", {{"tolerence", 1e-6}}}};
+  EXPECT_NE(build_error(doc).find("/integrator/newton/tolerence: unknown key"), std::string::npos)
+      << build_error(doc);
+}
+
 TEST(Scene, OverridesSetValuesByPath) {
   nlohmann::json doc = minimal_scene();
   apply_override(doc, "solver.type=cg", "t");

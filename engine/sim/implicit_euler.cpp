@@ -1,0 +1,198 @@
+#include "engine/sim/implicit_euler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "engine/sim/rollback.h"
+#include "engine/sim/stages/backward_euler_residual.h"
+#include "engine/sim/stages/line_search.h"
+#include "engine/sim/stages/nonlinearity_correction.h"
+#include "engine/sim/stages/state_update.h"
+#include "engine/sim/stages/step_matrix.h"
+#include "engine/sim/stages/velocity_solve.h"
+
+namespace softbody {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+// Keep the Jacobian while fewer than this many iterations used it or while it contracts fast.
+constexpr int kJacobianIterations = 4;
+constexpr double kSlowContraction = 1e-3;
+
+bool norm_is_zero(const Vec3Array& v) {
+  return std::all_of(v.begin(), v.end(), [](const Vec3& x) { return x.isZero(0); });
+}
+
+}  // namespace
+
+ImplicitEuler::ImplicitEuler(std::shared_ptr<const SimulationModel> model)
+    : Integrator(std::move(model)), force_workspace_(model_->forces->make_workspace()) {}
+
+void ImplicitEuler::load_solver_memory(const SimulationState& state) {
+  if (state.solver == solver_memory_) return;
+  linear_solver_.restore_state(state.solver);
+  solver_memory_ = state.solver;
+}
+
+bool ImplicitEuler::solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
+                          const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats) {
+  const double residual = stats.residual;
+  const bool converged = stats.converged;
+  const bool ok = solve_step_velocity(*model_, a, b, warm, options, linear_solver_, x, stats);
+  // Newton reports its own residual and convergence; the linear solves only their cost.
+  stats.residual = residual;
+  stats.converged = converged;
+  return ok;
+}
+
+void ImplicitEuler::evaluate_at(const SimulationState& state, double dt, const Vec3Array& v,
+                                bool stiffness) {
+  const SimulationModel& m = *model_;
+  const size_t n = v.size();
+  p_trial_.resize(n);
+  for (size_t i = 0; i < n; ++i) p_trial_[i] = state.p[i] + dt * v[i];
+  m.forces->evaluate(p_trial_, kEvalForces | (stiffness ? kEvalStiffness : 0u), *force_workspace_,
+                     forces_);
+  evaluate_external_forces(loads_.anchors, loads_.obstacles, m.mass, m.gravity, p_trial_, t_next_,
+                           external_);
+  backward_euler_residual(m, dt, {state.p, state.v, forces_start_.K}, v, forces_, external_, g_);
+}
+
+bool ImplicitEuler::newton(const SimulationState& state, double dt, StepStats& stats) {
+  const SimulationModel& m = *model_;
+  const auto n = static_cast<size_t>(m.topology->num_vertices());
+  const StepStart start{state.p, state.v, forces_start_.K};
+  const double scale = std::max(rhs_.norm(), 1e-300);
+  // Predictor: the last velocity (positions extrapolated along it); fixed vertices stay.
+  v_ = state.v;
+  for (size_t i = 0; i < m.fixed.size(); ++i)
+    if (m.fixed[i]) v_[i].setZero();
+  jacobian_ = system_;  // J at p_k: the linearized step's matrix
+  evaluate_at(state, dt, v_, false);
+  double last_step = 0;
+  int on_this_jacobian = 0;
+  // Whether J was evaluated at the current iterate (the predictor differs from p_k unless v_k = 0).
+  bool jacobian_current = norm_is_zero(v_);
+  for (int iteration = 0;; ++iteration) {
+    const double relative = g_.norm() / scale;
+    stats.residual = relative;
+    if (!std::isfinite(relative)) return false;
+    if (relative <= newton_tolerance_) return true;
+    if (iteration >= m.options.newton.max_iterations) return false;
+    const Eigen::VectorXd minus_g = -g_;
+    Vec3Array zero(n, Vec3::Zero());
+    if (!solve(jacobian_, minus_g, zero, solver_options_, dv_flat_, stats)) return false;
+    ++stats.newton_iterations;
+    ++on_this_jacobian;
+    const double phi0 = 0.5 * g_.squaredNorm();
+    const LineSearchResult ls = armijo_line_search(
+        [&](double a) {
+          trial_v_.resize(n);
+          for (size_t i = 0; i < n; ++i)
+            trial_v_[i] = v_[i] + a * dv_flat_.segment<3>(3 * static_cast<Eigen::Index>(i));
+          evaluate_at(state, dt, trial_v_, false);
+          return 0.5 * g_.squaredNorm();
+        },
+        phi0, -2 * phi0);
+    stats.line_search_backtracks += ls.backtracks;
+    if (!ls.accepted) {
+      // No descent along this direction: a stale Jacobian is re-evaluated here and the iteration
+      // repeated; a current one that fails means Newton cannot go on.
+      if (jacobian_current) return false;
+      evaluate_at(state, dt, v_, true);
+      backward_euler_jacobian(m, dt, start, forces_, external_, jacobian_);
+      ++stats.jacobian_updates;
+      on_this_jacobian = 0;
+      last_step = 0;
+      jacobian_current = true;
+      continue;
+    }
+    v_ = trial_v_;
+    jacobian_current = false;
+    const double step = ls.step * dv_flat_.norm();
+    const double theta = last_step > 0 ? step / last_step : 0;
+    last_step = step;
+    if (on_this_jacobian >= kJacobianIterations && theta >= kSlowContraction) {
+      evaluate_at(state, dt, v_, true);
+      backward_euler_jacobian(m, dt, start, forces_, external_, jacobian_);
+      ++stats.jacobian_updates;
+      on_this_jacobian = 0;
+      last_step = 0;
+      jacobian_current = true;
+    }
+  }
+}
+
+bool ImplicitEuler::linearized_fallback(SimulationState& state, double dt, StepStats& stats) {
+  stats.newton_fallback = true;
+  stats.converged = true;
+  stats.residual = 0;
+  stats.tolerance = fallback_solver_options_.tolerance;
+  if (!solve_step_velocity(*model_, system_, rhs_, state.v, fallback_solver_options_,
+                           linear_solver_, solution_, stats))
+    return false;
+  advance_positions(state.p, solution_, dt, p_next_, v_next_);
+  correct_nonlinearity(*model_, dt, forces_start_, system_, rhs_, *force_workspace_, forces_next_,
+                       p_next_, v_next_, stats);
+  return accept_update(*model_, p_next_, v_next_, t_next_, state, stats);
+}
+
+bool ImplicitEuler::attempt(SimulationState& state, double dt, bool /*correction*/,
+                            StepStats& stats) {
+  const SimulationModel& m = *model_;
+  t_next_ = state.t + dt;
+  load_solver_memory(state);
+  auto t0 = Clock::now();
+  evaluate_step_forces(m, loads_, state.p, t_next_, *force_workspace_, forces_start_,
+                       external_start_);
+  stats.forces_ms += ms_since(t0);
+  stats.contacts = external_start_.contacts;
+  t0 = Clock::now();
+  assemble_step_system(m, dt, forces_start_, external_start_, state.v, system_, rhs_);
+  stats.assembly_ms += ms_since(t0);
+
+  t0 = Clock::now();
+  const bool converged = newton(state, dt, stats);
+  solver_memory_ = linear_solver_.save_state();
+  state.solver = solver_memory_;
+  stats.solve_ms += ms_since(t0);
+  if (!converged) {
+    const bool ok = linearized_fallback(state, dt, stats);
+    solver_memory_ = linear_solver_.save_state();
+    state.solver = solver_memory_;
+    return ok;
+  }
+  const auto n = static_cast<size_t>(m.topology->num_vertices());
+  p_next_.resize(n);
+  for (size_t i = 0; i < n; ++i) p_next_[i] = state.p[i] + dt * v_[i];
+  v_next_ = v_;
+  stats.contacts = external_.contacts;
+  return accept_update(m, p_next_, v_next_, t_next_, state, stats);
+}
+
+StepStats ImplicitEuler::step(SimulationState& state, const StepInputs& inputs) {
+  const auto start = Clock::now();
+  const IntegratorOptions& o = model_->options;
+  loads_ = step_loads(*model_, inputs);
+  solver_options_ = o.solver;
+  solver_options_.tolerance = o.newton.forcing;
+  newton_tolerance_ = std::max(o.newton.tolerance, inputs.tolerance);
+  fallback_solver_options_ = o.solver;
+  if (inputs.tolerance > 0)
+    fallback_solver_options_.tolerance = std::max(o.solver.tolerance, inputs.tolerance);
+  StepStats stats;
+  stats.tolerance = newton_tolerance_;
+  step_with_rollback(o, state, stats,
+                     [this](SimulationState& s, double dt, bool correction, StepStats& st) {
+                       return attempt(s, dt, correction, st);
+                     });
+  stats.step_ms = ms_since(start);
+  return stats;
+}
+
+}  // namespace softbody

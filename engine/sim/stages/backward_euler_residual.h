@@ -1,0 +1,33 @@
+// The nonlinear backward-Euler equations in velocity form, the problem Newton-type integrators
+// solve each step. With p(v) = p_k + T v, Rayleigh damping alpha M + beta K_k (the stiffness at
+// the step's start, as the linearized step uses it) and the external force h(p) + B_H(p) (v -
+// phi(p)) (seed 000 eq. 33: position part plus the velocity-proportional part):
+//   G(v) = [ (1/T + alpha) M v - M v_k / T + beta K_k v + f(p(v)) - h(p) - B_H (v - phi) ] / (T +
+//   beta)
+// zero at fixed vertices. G(0) = -b of the linearized step and dG/dv at p_k is its matrix A, so
+// the first simplified-Newton iteration from v = 0 is exactly seed 000's algU step; the scale
+// |b| makes G's norm a relative residual like the linear solver's.
+#pragma once
+
+#include "engine/sim/simulation.h"
+
+namespace softbody {
+
+struct StepStart {
+  const Vec3Array& p;        // p_k
+  const Vec3Array& v;        // v_k
+  const EdgeBlockMatrix& k;  // K(p_k), for the beta damping term
+};
+
+// G(v) into `g` (3 per vertex) from the forces at p(v): `forces.f` and `external` evaluated there.
+void backward_euler_residual(const SimulationModel& model, double dt, const StepStart& start,
+                             const Vec3Array& v, const ForceOutput& forces,
+                             const ExternalForceOutput& external, Eigen::VectorXd& g);
+
+// dG/dv at p(v) (without the derivatives of B_H and phi): [ (1/T + alpha) M + beta K_k + T K(p) -
+// T K_H - B_H ] / (T + beta).
+void backward_euler_jacobian(const SimulationModel& model, double dt, const StepStart& start,
+                             const ForceOutput& forces, const ExternalForceOutput& external,
+                             EdgeBlockMatrix& jacobian);
+
+}  // namespace softbody
