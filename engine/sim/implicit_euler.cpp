@@ -60,6 +60,12 @@ void ImplicitEuler::evaluate_at(const SimulationState& state, double dt, const V
                      forces_);
   evaluate_external_forces(loads_.anchors, loads_.obstacles, m.mass, m.gravity, p_trial_, t_next_,
                            external_);
+  // The velocity-proportional part (contact damping, friction, anchor damping) is lagged: B_H and
+  // phi at p_k, as the linearized step has them. Its Jacobian is then exactly -B_H, where
+  // evaluating B_H at the iterate would leave d(B_H (v - phi))/dp out of J and stall Newton in
+  // frictional contact (measured on the default scene: no convergence once the sphere touches).
+  external_.b_h = external_start_.b_h;
+  external_.phi = external_start_.phi;
   backward_euler_residual(m, dt, {state.p, state.v, forces_start_.K}, v, forces_, external_, g_);
 }
 
@@ -67,7 +73,15 @@ bool ImplicitEuler::newton(const SimulationState& state, double dt, StepStats& s
   const SimulationModel& m = *model_;
   const auto n = static_cast<size_t>(m.topology->num_vertices());
   const StepStart start{state.p, state.v, forces_start_.K};
-  const double scale = std::max(rhs_.norm(), 1e-300);
+  // The size of the equation's terms at p_k: |b| alone vanishes where they balance (a body at
+  // rest), and a residual relative to it could never get below round-off.
+  double terms = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (!m.fixed.empty() && m.fixed[i]) continue;
+    terms += (m.mass[i] / dt * state.v[i]).squaredNorm() + forces_start_.f[i].squaredNorm() +
+             external_start_.h[i].squaredNorm();
+  }
+  const double scale = std::max(std::sqrt(terms) / (dt + m.options.beta), 1e-300);
   // Predictor: the last velocity (positions extrapolated along it); fixed vertices stay.
   v_ = state.v;
   for (size_t i = 0; i < m.fixed.size(); ++i)

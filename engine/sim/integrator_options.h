@@ -22,9 +22,9 @@ enum class IntegratorType {
 
 // Newton iterations on the nonlinear step equations (implicit-euler).
 struct NewtonOptions {
-  // Converged when |G(v)| <= tolerance |b|, b the linearized step's right-hand side (the size of
-  // the step's terms): a relative residual like the linear solver's. A server under load loosens
-  // this (with its floor), never `forcing`.
+  // Converged when |G(v)| <= tolerance (|M v_k / T| + |f(p_k)| + |h(p_k)|) / (T + beta): a
+  // residual relative to the size of the step equation's terms (not to their sum, which vanishes
+  // at equilibrium). A server under load loosens this (with its floor), never `forcing`.
   double tolerance = 1e-6;
   // eta: the relative residual each linear solve reaches (inexact Newton); it is the StepSolver's
   // tolerance, and the reused factor serves every iteration.

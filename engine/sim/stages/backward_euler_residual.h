@@ -1,12 +1,12 @@
 // The nonlinear backward-Euler equations in velocity form, the problem Newton-type integrators
 // solve each step. With p(v) = p_k + T v, Rayleigh damping alpha M + beta K_k (the stiffness at
-// the step's start, as the linearized step uses it) and the external force h(p) + B_H(p) (v -
-// phi(p)) (seed 000 eq. 33: position part plus the velocity-proportional part):
-//   G(v) = [ (1/T + alpha) M v - M v_k / T + beta K_k v + f(p(v)) - h(p) - B_H (v - phi) ] / (T +
+// the step's start, as the linearized step uses it) and the external force h(p) + B_H (v - phi)
+// (seed 000 eq. 33: the position part plus the velocity-proportional part, whose B_H and phi the
+// caller may lag at p_k):
+//   G(v) = [(1/T + alpha) M v - M v_k / T + beta K_k v + f(p(v)) - h(p) - B_H (v - phi)] / (T +
 //   beta)
 // zero at fixed vertices. G(0) = -b of the linearized step and dG/dv at p_k is its matrix A, so
-// the first simplified-Newton iteration from v = 0 is exactly seed 000's algU step; the scale
-// |b| makes G's norm a relative residual like the linear solver's.
+// the first simplified-Newton iteration from v = 0 is exactly seed 000's algU step.
 #pragma once
 
 #include "engine/sim/simulation.h"
