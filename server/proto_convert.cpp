@@ -73,6 +73,10 @@ void to_proto(const PublishedState& state, v1::StepStatistics& out) {
   out.set_factor_ms(s.factor_ms);
   out.set_factor_nonzeros(s.factor_nonzeros);
   out.set_factor_fill(s.factor_fill);
+  out.set_newton_iterations(s.newton_iterations);
+  out.set_jacobian_updates(s.jacobian_updates);
+  out.set_line_search_backtracks(s.line_search_backtracks);
+  out.set_newton_fallback(s.newton_fallback);
 }
 
 void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out) {

@@ -69,6 +69,7 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   s.set_effective_max_iterations(o.solver.max_iterations);
   s.set_effective_tolerance(session.effective_tolerance());
   s.set_refactor(refactor_mode_name(o.solver.refactor));
+  s.set_integrator(integrator_type_name(o.type));
   info.set_age_s(std::chrono::duration<double>(Clock::now() - session.created()).count());
   info.set_idle_s(session.idle_seconds());
   to_proto(session.rest_bounds(), *info.mutable_rest_bounds());

@@ -138,6 +138,21 @@ TEST_F(Sessions, SnapshotRestoredIntoANewSessionContinuesIdentically) {
   EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 25), 1e-4);
 }
 
+// An implicit-euler session reports its Newton iterations and continues bit for bit after a
+// restore: the solver memory its iterations reuse is in the snapshot.
+TEST_F(Sessions, AnImplicitEulerSessionReportsNewtonAndContinuesIdentically) {
+  auto stub = server_->stub();
+  const v1::SessionInfo a =
+      create_session(*stub, "default", true, {"integrator.type=implicit-euler"});
+  EXPECT_EQ(a.settings().integrator(), "implicit-euler");
+  v1::SessionInfo info;
+  ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_STEP, 30, &info).ok());
+  EXPECT_GE(info.last_step().newton_iterations(), 1);
+  EXPECT_FALSE(info.last_step().newton_fallback());
+  EXPECT_TRUE(info.last_step().tolerance_met());
+  EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 30), 1e-4);
+}
+
 // auto reuses a factor made before the snapshot: the snapshot carries the matrix it was made from
 // and the refresh policy's history, so the restored session reuses the same factor and refreshes
 // it at the same steps. (Without them it drifted by 7e-5 m within 40 steps.)
