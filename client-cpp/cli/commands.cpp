@@ -267,20 +267,34 @@ int haptic(Client& client, const HapticCommandOptions& h) {
   loop.start();
   std::fprintf(stderr, "haptic: %s at %.0f Hz on session %s\n", device->name().c_str(),
                h.loop.rate_hz, h.session.c_str());
+  // Commands the server rejects are said at once; a limit it enforces (a quota: RESOURCE_EXHAUSTED)
+  // ends the run, as a refused stream does, since every command beyond it gets no force.
+  std::string rejection;
+  bool over_limit = false;
   while (loop.running() && !interrupted) {
     if (!loop.wait(1.0)) {
       const HapticSnapshot s = loop.snapshot();
+      const long rejected = loop.rejected();
       std::fprintf(
           stderr,
           "t=%6.1f s  %6.0f Hz  rtt %6.2f ms  model age %6.1f ms  force %6.3f %6.3f %6.3f N"
-          "  %d contacts%s\n",
+          "  %d contacts%s%s\n",
           s.time_s, s.loop_rate_hz, s.round_trip_ms, s.model_age_ms, s.force[0], s.force[1],
-          s.force[2], s.contacts, s.connected ? "" : ("  DISCONNECTED " + s.link_error).c_str());
+          s.force[2], s.contacts,
+          rejected > 0 ? ("  " + std::to_string(rejected) + " REJECTED").c_str() : "",
+          s.connected ? "" : ("  DISCONNECTED " + s.link_error).c_str());
+    }
+    if (rejection.empty() && !(rejection = loop.first_rejection()).empty()) {
+      over_limit = rejection.starts_with("RESOURCE_EXHAUSTED");
+      std::fprintf(stderr, "softbody-client: the server rejects tool commands: %s%s\n",
+                   rejection.c_str(), over_limit ? "; stopping" : "");
+      if (over_limit) break;
     }
   }
   loop.stop();
   device.reset();  // closes a recording
   const nlohmann::json report = loop.report();
+  if (rejection.empty()) rejection = loop.first_rejection();  // came in the last second
   if (h.json) {
     std::cout << report.dump(2) << '\n';
   } else {
@@ -294,9 +308,18 @@ int haptic(Client& client, const HapticCommandOptions& h) {
                 report["round_trip_ms"].value("p50", 0.0),
                 report["round_trip_ms"].value("p99", 0.0),
                 report["model_age_ms"].value("p50", 0.0));
+    std::printf("rejected by the server: %ld of %ld commands%s%s\n",
+                report["commands_rejected"].get<long>(), report["commands_sent"].get<long>(),
+                rejection.empty() ? "" : ", first: ", rejection.c_str());
   }
-  // The statistics of what ran, then why it stopped early.
+  // The statistics of what ran, then why it stopped early (or what the server refused).
   if (auto failure = loop.failure()) return fail(*failure);
+  if (const long rejected = report["commands_rejected"].get<long>(); rejected > 0) {
+    std::cerr << "softbody-client: " << rejection << " (" << rejected << " of "
+              << report["commands_sent"].get<long>() << " tool commands rejected"
+              << (over_limit ? "; the run stopped there" : "") << ")\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/client/client_test_support.h"
@@ -143,6 +144,59 @@ TEST(CliAuth, ToolsSendTheTokenFromAFileOrTheEnvironment) {
   auto missing = test::run_process(cli + "--token-file " + dir + "/nope list");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("nope: cannot read the token file"), std::string::npos) << missing.err;
+  EXPECT_EQ(server.terminate(), 0);
+  std::filesystem::remove_all(dir);
+}
+
+// A token whose quota allows 20 tool commands per second: `haptic` at 1 kHz is mostly refused.
+// It says so as soon as it happens, stops, shows the count in its statistics and exits 1 naming
+// the quota (it printed "replies: 1990 of 1990" and exited 0).
+TEST(CliAuth, HapticOverTheToolRateQuotaSaysSoAndFails) {
+  const std::string dir = testing::temp_path("quota");
+  std::filesystem::create_directories(dir);
+  auto made = test::run_process(std::string(SOFTBODY_SERVER) + " --new-token dave:trainee");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto newline = made.out.find('\n');
+  nlohmann::json entry = nlohmann::json::parse(
+      made.out.substr(newline + 1, made.out.find('\n', newline + 1) - newline - 1));
+  entry["quota"] = {{"max_tool_rate_hz", 20}};
+  std::ofstream(dir + "/tokens.json")
+      << nlohmann::json{{"tokens", nlohmann::json::array({entry})}}.dump();
+  std::ofstream(dir + "/dave.token") << made.out.substr(0, newline) << "\n";
+  server::ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES,
+                               {"--token-file", dir + "/tokens.json"});
+  const std::string cli = std::string(SOFTBODY_CLIENT) +
+                          " --server 127.0.0.1:" + std::to_string(server.grpc_port()) +
+                          " --token-file " + dir + "/dave.token ";
+  auto created = test::run_process(cli + "create --scene cantilever");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string id = created.out.substr(0, created.out.find('\n'));
+
+  const auto start = std::chrono::steady_clock::now();
+  auto steered = test::run_process(cli + "haptic " + id + " --duration 20 --cpu -2");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(steered.exit_code, 1) << steered.out << steered.err;
+  EXPECT_NE(steered.err.find("softbody-client: the server rejects tool commands: "
+                             "RESOURCE_EXHAUSTED: quota max_tool_rate_hz of 'dave'"),
+            std::string::npos)
+      << steered.err;
+  EXPECT_NE(steered.err.find("tool commands rejected; the run stopped there)"), std::string::npos)
+      << steered.err;
+  EXPECT_NE(steered.out.find("rejected by the server: "), std::string::npos) << steered.out;
+  EXPECT_EQ(steered.out.find("rejected by the server: 0 of"), std::string::npos) << steered.out;
+  EXPECT_LT(seconds, 15) << "stops at the quota, not after --duration";
+
+  // --json carries the count and the server's reason.
+  auto json = test::run_process(cli + "haptic " + id + " --duration 20 --cpu -2 --json");
+  EXPECT_EQ(json.exit_code, 1) << json.err;
+  const auto report = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << json.out;
+  EXPECT_GT(report["commands_rejected"].get<long>(), 0);
+  EXPECT_EQ(report["first_rejection"].get<std::string>().rfind(
+                "RESOURCE_EXHAUSTED: quota max_tool_rate_hz of 'dave'", 0),
+            0u)
+      << report.dump(2);
   EXPECT_EQ(server.terminate(), 0);
   std::filesystem::remove_all(dir);
 }
