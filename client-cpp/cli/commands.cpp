@@ -169,7 +169,7 @@ int watch(Client& client, const WatchOptions& w) {
   // Asked first so that a wrong id or an unreachable server fails at once, clearly.
   if (auto session = client.get_session(w.session); !session) return fail(session.error());
   struct Window {
-    long frames = 0, dropped = 0;
+    long frames = 0, dropped = 0, skipped = 0;
     double bytes = 0, vertices = 0;
     v1::StepStatistics last;
   };
@@ -190,6 +190,7 @@ int watch(Client& client, const WatchOptions& w) {
         for (Window* x : {&window, &total}) {
           ++x->frames;
           x->dropped += f.frames_dropped;
+          x->skipped += f.frames_skipped;
           x->bytes += static_cast<double>(f.encoded_bytes);
           x->vertices += static_cast<double>(f.positions.size() / 3);
           x->last = f.stats;
@@ -212,11 +213,11 @@ int watch(Client& client, const WatchOptions& w) {
       const auto& s = total.last;  // a second without frames shows where it stopped
       std::fprintf(stderr,
                    "step %7lld  t=%8.2f s  %3ld frames/s  step %6.2f ms  %3d it  res %.1e  "
-                   "rtf %.2f  %.2f B/vertex  %ld dropped  %d contacts\n",
+                   "rtf %.2f  %.2f B/vertex  %ld skipped by rate  %ld dropped  %d contacts\n",
                    static_cast<long long>(s.step()), s.sim_time(), window.frames, s.step_ms(),
                    s.iterations(), s.residual(), s.real_time_factor(),
-                   window.vertices > 0 ? window.bytes / window.vertices : 0.0, window.dropped,
-                   s.contacts());
+                   window.vertices > 0 ? window.bytes / window.vertices : 0.0, window.skipped,
+                   window.dropped, s.contacts());
       window = Window{};
     }
     if (!go_on) break;
@@ -232,6 +233,7 @@ int watch(Client& client, const WatchOptions& w) {
                         {"frames", total.frames},
                         {"frames_per_s", static_cast<double>(total.frames) / elapsed},
                         {"frames_dropped_by_server", total.dropped},
+                        {"frames_skipped_by_rate", total.skipped},
                         {"bytes_per_vertex", total.vertices > 0 ? total.bytes / total.vertices : 0},
                         {"reconnects", subscription->reconnects()},
                         {"last_step", total.last.step()},

@@ -122,7 +122,7 @@ void run_haptic_client(Client& client, const v1::SessionInfo& session, const Loa
 
 struct SubscriberResult {
   Histogram interval;
-  long frames = 0, dropped = 0;
+  long frames = 0, dropped = 0, skipped = 0;
   double bytes = 0, vertices = 0;
 };
 
@@ -193,6 +193,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
                     std::chrono::duration<double>(f.received_at - *last).count());
               ++result.frames;
               result.dropped += f.frames_dropped;
+              result.skipped += f.frames_skipped;
               result.bytes += static_cast<double>(f.encoded_bytes);
               result.vertices += static_cast<double>(f.positions.size() / 3);
             }
@@ -238,6 +239,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
 
   Histogram round_trip, server_time, interval;
   long sent = 0, received = 0, coalesced = 0, rejected = 0, frames = 0, dropped = 0;
+  long skipped = 0;
   long tool_reconnects = 0, subscription_reconnects = 0;
   for (const auto& s : subscriptions) subscription_reconnects += s->reconnects();
   double bytes = 0, vertices = 0, expected_frames = 0;
@@ -258,6 +260,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
       interval.merge(s.interval);
       frames += s.frames;
       dropped += s.dropped;
+      skipped += s.skipped;
       bytes += s.bytes;
       vertices += s.vertices;
       expected_frames += std::min(o.frame_rate_hz, step_rate) * o.duration_s;
@@ -296,6 +299,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
       {"frames_expected", expected_frames},
       {"frame_ratio", expected_frames > 0 ? static_cast<double>(frames) / expected_frames : 0},
       {"frames_dropped_by_server", dropped},
+      {"frames_skipped_by_rate", skipped},
       {"bytes_per_vertex", vertices > 0 ? bytes / vertices : 0},
       {"real_time_factor", rtf_json},
       {"errors", errors.json()},
