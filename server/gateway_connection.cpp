@@ -138,7 +138,8 @@ bool GatewayConnection::authenticate(const std::string& credential, bool header,
                                      std::uint32_t request_id) {
   const Authenticator& auth = gateway_.service().authenticator();
   try {
-    caller_ = header ? auth.authenticate(credential) : auth.authenticate_token(credential);
+    caller_ = header ? auth.authenticate(credential, TokenCarrier::kHttpHeader)
+                     : auth.authenticate_token(credential);
     authenticated_ = true;
     spdlog::info("event=websocket_authenticated peer={} subject={} role={}", peer_,
                  logfmt_value(caller_.subject), role_name(caller_.role));

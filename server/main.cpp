@@ -287,7 +287,8 @@ int main(int argc, char** argv) {
   // Host facts and metrics are an admin's (with authentication: a bearer token of that role).
   const auto admin_refusal = [&](const std::string& authorization) -> std::optional<HttpResponse> {
     try {
-      require_role(auth->authenticate(authorization), Role::kAdmin, "this endpoint");
+      require_role(auth->authenticate(authorization, TokenCarrier::kHttpHeader), Role::kAdmin,
+                   "this endpoint");
       return std::nullopt;
     } catch (const ApiError& e) {
       const bool who = e.code() == grpc::StatusCode::UNAUTHENTICATED;

@@ -143,11 +143,14 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
     // The channel says only that it is not ready: the call's status says why, and the commonest
     // cause on a reachable port is a TLS mismatch.
     const auto probe = client.list_sessions();
+    const std::string why = probe ? "" : ": " + probe.error().to_string();
+    // The client library names a TLS mismatch it recognizes; otherwise the likeliest causes.
     throw std::runtime_error(
-        "cannot connect to " + o.server + (probe ? "" : ": " + probe.error().to_string()) +
-        (o.tls_ca_file.empty() ? " (a server started with --tls-cert needs --tls-ca)"
-                               : " (is it running, and does --tls-ca name the authority of its "
-                                 "certificate?)"));
+        "cannot connect to " + o.server + why +
+        (why.find("TLS") != std::string::npos ? ""
+         : o.tls_ca_file.empty()
+             ? " (a server started with --tls-cert needs --tls-ca)"
+             : " (is it running, and does --tls-ca name the authority of its certificate?)"));
   }
 
   ErrorCounter errors;

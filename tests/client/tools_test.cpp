@@ -132,6 +132,52 @@ TEST_F(Tools, CreateUploadsALocalMeshWithTheScenesTransforms) {
   EXPECT_NE(named_scene.err.find("--scene must be a local .json file"), std::string::npos);
 }
 
+// What `create` says when the mesh, an override or a formula is wrong: the file the user named
+// and the line (not "bad.node.node:5"; not the .ele of a .node that does not exist), the override
+// once ("overrides[0]: overrides: --set ..." said it twice), the full JSON path of a formula (it
+// stopped at "/obstacles/1/trajectory/").
+TEST_F(Tools, CreateErrorsNameWhatIsWrongOnce) {
+  const std::string dir = testing::temp_path("bad-mesh");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/bad.node") << "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\nx 0 0 1\n";
+  std::ofstream(dir + "/bad.ele") << "1 4 0\n0 0 1 2 3\n";
+  auto bad = client("create --mesh " + dir + "/bad.node");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("INVALID_ARGUMENT: uploaded_mesh.content: bad.node:5: expected a point "
+                         "index"),
+            std::string::npos)
+      << bad.err;
+  auto missing = client("create --mesh " + dir + "/nonexistent.node");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find(dir + "/nonexistent.node: cannot be read (no such file"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_EQ(missing.err.find("nonexistent.ele"), std::string::npos) << missing.err;
+  std::filesystem::remove(dir + "/bad.ele");
+  auto no_elements = client("create --mesh " + dir + "/bad.node");
+  EXPECT_NE(no_elements.err.find(dir + "/bad.ele: cannot be read (no such file; TetGen needs"),
+            std::string::npos)
+      << no_elements.err;
+  std::filesystem::remove_all(dir);
+
+  auto set = client("create --scene default --set obstacles.7.radius=1");
+  EXPECT_EQ(set.exit_code, 1);
+  EXPECT_EQ(trim(set.err),
+            "softbody-client: INVALID_ARGUMENT: overrides[0]: --set obstacles.7.radius: "
+            "'/obstacles' has 2 entries: index 7 is out of range");
+  auto formula = client(
+      R"(create --scene default --set 'obstacles.1.trajectory={"piecewise": [{"from": 0, "to": 1, "position": ["0.1", "sin(", "0"]}]}')");
+  EXPECT_EQ(formula.exit_code, 1);
+  EXPECT_NE(formula.err.find("/obstacles/1/trajectory/piecewise/0/position/1: formula 'sin(': "),
+            std::string::npos)
+      << formula.err;
+  auto kinds = client(R"(create --scene default --set 'obstacles.1.trajectory={}')");
+  EXPECT_NE(kinds.err.find("/obstacles/1/trajectory: needs exactly one of constant, keyframes, "
+                           "piecewise"),
+            std::string::npos)
+      << kinds.err;
+}
+
 // A vendor device (the simulated pen loaded as a plugin) given no configuration still works over
 // the body: its origin is put just above the body's top, so its default press reaches it, as the
 // `sim` device's does.
