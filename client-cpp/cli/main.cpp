@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "client-cpp/cli/command_line.h"
 #include "client-cpp/cli/commands.h"
 #include "client-cpp/cli/security_flags.h"
 
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("status", "the host's capacity: sessions, load, free sessions");
   status_cmd->add_flag("--json", json, "JSON output");
 
-  CLI11_PARSE(app, argc, argv);
+  if (auto status = parse_command_line(app, argc, argv, "softbody-client")) return *status;
   client_options.set_servers(servers);
   try {
     apply_security_flags(security, client_options);

@@ -106,6 +106,37 @@ TEST_F(CliFailures, WatchAndHapticSayTheServerShutDown) {
 namespace softbody::client {
 namespace {
 
+// Usage errors exit 1 as docs/client-cpp.md says (CLI11's own codes were 105-109), and a missing
+// or mistyped command names the valid ones (it said only "A subcommand is required").
+TEST(CliUsage, UsageErrorsExit1AndNameTheCommands) {
+  const std::string cli = std::string(SOFTBODY_CLIENT) + " ";
+  const std::string commands =
+      "(commands: list, create, delete, control, watch, haptic, record, migrate, status)";
+  auto bogus = test::run_process(cli + "--server 127.0.0.1:1 --follow-host bogus --json");
+  EXPECT_EQ(bogus.exit_code, 1);
+  EXPECT_NE(bogus.err.find("softbody-client: unknown command 'bogus' " + commands),
+            std::string::npos)
+      << bogus.err;
+  auto none = test::run_process(cli + "--server 127.0.0.1:1");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("softbody-client: a command is required (list, create, delete"),
+            std::string::npos)
+      << none.err;
+  for (const std::string wrong : {"list --nope", "control abc fly", "watch", "create --paused x y",
+                                  "--deadline 0 list", "haptic abc --rate 5"}) {
+    auto r = test::run_process(cli + wrong);
+    EXPECT_EQ(r.exit_code, 1) << wrong << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("softbody-client: ", 0), 0u) << wrong << ": " << r.err;
+    EXPECT_NE(r.err.find("Run with --help for more information."), std::string::npos) << r.err;
+  }
+  auto help = test::run_process(cli + "haptic --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--device"), std::string::npos);
+  auto load = test::run_process(std::string(SOFTBODY_LOAD) + " --sessions 0");
+  EXPECT_EQ(load.exit_code, 1) << load.err;
+  EXPECT_EQ(load.err.rfind("softbody-load: --sessions", 0), 0u) << load.err;
+}
+
 // The tools against a server that requires tokens: `softbody-server --new-token` makes one, the
 // tools send it from --token-file or SOFTBODY_TOKEN, and without it say UNAUTHENTICATED.
 TEST(CliAuth, ToolsSendTheTokenFromAFileOrTheEnvironment) {
