@@ -58,23 +58,26 @@ std::shared_ptr<const PublishedState> StateStream::next(Subscriber& subscriber,
                                                         FrameGaps& gaps, grpc::Status& closed) {
   std::shared_ptr<const PublishedState> state;
   gaps = {};
-  // States the mailbox replaced before this stream took them were dropped: it was still busy
-  // (writing to a slow subscriber).
+  // States the mailbox replaced before this stream came back for the next one: dropped when it
+  // comes after its send time (it was still writing the previous frame: a slow subscriber or
+  // connection), skipped when it is ahead of its requested rate (they would not have been sent).
+  const bool on_schedule = Clock::now() < next_send_;
+  std::uint32_t replaced = 0;
   while (!state) {
     if (cancelled()) return nullptr;
-    state = subscriber.take(Clock::now() + std::chrono::milliseconds(100), gaps.dropped);
+    state = subscriber.take(Clock::now() + std::chrono::milliseconds(100), replaced);
     if (!state && subscriber.closed(closed)) return nullptr;
   }
-  // Rate limit: hold until the next send time, then send the newest state (the older ones taken
-  // meanwhile are skipped, by the subscriber's choice). Send times advance by the interval, so the
-  // average rate is the one asked for even when steps do not divide it.
+  (on_schedule ? gaps.skipped : gaps.dropped) += replaced;
+  // Rate limit: hold until the next send time, then send the newest state (the older ones, taken
+  // or replaced meanwhile, are skipped by the subscriber's choice). Send times advance by the
+  // interval, so the average rate is the one asked for even when steps do not divide it.
   while (Clock::now() < next_send_) {
     if (cancelled()) return nullptr;
     std::uint32_t more = 0;
     const auto wake = std::min(next_send_, Clock::now() + std::chrono::milliseconds(100));
     if (auto newer = subscriber.take(wake, more)) {
-      gaps.dropped += more;
-      gaps.skipped += 1;
+      gaps.skipped += more + 1;
       state = std::move(newer);
     } else if (subscriber.closed(closed)) {
       return nullptr;

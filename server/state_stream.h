@@ -19,8 +19,11 @@ void validate_stream_request(const v1::StreamStateRequest& request, double max_r
 
 // The steps between two frames of a stream that were not sent.
 struct FrameGaps {
-  std::uint32_t dropped = 0;  // replaced before the stream could take them (a slow subscriber)
-  std::uint32_t skipped = 0;  // taken but held back to the requested rate (max_rate_hz)
+  // Missed while the stream was behind its schedule (still writing after its next send time, or
+  // with no rate limit at all): a slow subscriber or connection.
+  std::uint32_t dropped = 0;
+  // Not sent because the stream was ahead of its requested rate (max_rate_hz): by choice.
+  std::uint32_t skipped = 0;
 };
 
 class StateStream {
