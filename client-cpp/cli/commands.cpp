@@ -257,7 +257,10 @@ int haptic(Client& client, const HapticCommandOptions& h) {
       options.workspace.offset = parse_vec3_text(h.offset, "--offset " + h.offset);
     else if (device_has_own_frame(h.device))
       options.workspace.offset = home_point(*topology, options.tool.radius);
-    device = make_device(h.device, default_pen_config(*topology, h.loop.tool.radius));
+    // The simulated pen without a script presses 3 times (12 s) and finishes, unless --duration
+    // says how long to go on.
+    device = make_device(h.device, default_pen_config(*topology, h.loop.tool.radius, 4,
+                                                      h.loop.duration_s > 0 ? 0 : 3));
     if (!h.record_path.empty())
       device = std::make_unique<RecordingDevice>(std::move(device), h.record_path);
   } catch (const std::exception& e) {
@@ -272,10 +275,25 @@ int haptic(Client& client, const HapticCommandOptions& h) {
   // Commands the server rejects are said at once; a limit it enforces (a quota: RESOURCE_EXHAUSTED)
   // ends the run, as a refused stream does, since every command beyond it gets no force.
   std::string rejection;
-  bool over_limit = false;
+  bool over_limit = false, said_untouched = false;
   while (loop.running() && !interrupted) {
     if (!loop.wait(1.0)) {
       const HapticSnapshot s = loop.snapshot();
+      // A tool that never touches anything feels nothing: say why it may be, once.
+      if (!said_untouched && s.connected && s.ticks_in_contact == 0 &&
+          s.ticks >= static_cast<long>(5 * h.loop.rate_hz)) {
+        said_untouched = true;
+        std::fprintf(stderr,
+                     "softbody-client: the tool has touched nothing for %.0f s: it is at (%.3f, "
+                     "%.3f, %.3f) m; at rest the body spans x [%.3f, %.3f], y [%.3f, %.3f], z "
+                     "[%.3f, %.3f] m. The body may have moved away (a soft body can sag or topple "
+                     "under gravity: see 'a body that does not stand' in docs/scenes.md), or the "
+                     "device works elsewhere (--offset X,Y,Z, sim:start=X,Y,Z)\n",
+                     static_cast<double>(s.ticks) / h.loop.rate_hz, s.tool_position[0],
+                     s.tool_position[1], s.tool_position[2], topology->bounds_min[0],
+                     topology->bounds_max[0], topology->bounds_min[1], topology->bounds_max[1],
+                     topology->bounds_min[2], topology->bounds_max[2]);
+      }
       const long rejected = loop.rejected();
       std::fprintf(
           stderr,
@@ -310,6 +328,10 @@ int haptic(Client& client, const HapticCommandOptions& h) {
                 report["round_trip_ms"].value("p50", 0.0),
                 report["round_trip_ms"].value("p99", 0.0),
                 report["model_age_ms"].value("p50", 0.0));
+    std::printf("contact: %ld of %ld ticks, largest force %.3f N%s\n",
+                report["ticks_in_contact"].get<long>(), report["ticks"].get<long>(),
+                report["largest_force_n"].get<double>(),
+                report["ticks_in_contact"].get<long>() == 0 ? " (the tool touched nothing)" : "");
     std::printf("rejected by the server: %ld of %ld commands%s%s\n",
                 report["commands_rejected"].get<long>(), report["commands_sent"].get<long>(),
                 rejection.empty() ? "" : ", first: ", rejection.c_str());

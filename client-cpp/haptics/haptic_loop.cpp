@@ -227,6 +227,7 @@ void HapticLoop::tick(double time_s, double dt) {
     snapshot_.connected = connected;
     snapshot_.link_error = connected ? std::string() : link_error_;
     snapshot_.ticks = ticks_;
+    snapshot_.ticks_in_contact = contact_ticks_;
   }
 }
 

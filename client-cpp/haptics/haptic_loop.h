@@ -76,6 +76,7 @@ struct HapticSnapshot {
   bool connected = false;
   std::string link_error;  // why the tool stream went down, while it is
   long ticks = 0;
+  long ticks_in_contact = 0;  // so far: ticks whose model had contacts
 };
 
 class HapticLoop {

@@ -2,6 +2,7 @@
 // create, control, watch, haptic, record, delete) and a short softbody-load run with thresholds.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -177,6 +178,36 @@ TEST_F(Tools, CreateErrorsNameWhatIsWrongOnce) {
                            "piecewise"),
             std::string::npos)
       << kinds.err;
+}
+
+// `haptic --device sim` without --duration ends when the pen's default script does (3 presses,
+// 12 s; it ran forever though --help said it would end with the device), and a tool that touches
+// nothing says so: the 0.9 m knight uploaded into the default upload scene at E = 20 kPa topples,
+// and the pen pressed its rest top for minutes without a word. With the knight scene's transforms
+// (15 cm, feet fixed) the same upload is touched.
+TEST_F(Tools, TheSimulatedPenFinishesAndSaysWhenItTouchesNothing) {
+  const std::string knight = std::string(SOFTBODY_SCENES) + "/../meshes/knight.node";
+  auto toppled = client("create --mesh " + knight + " --set material.E=2e4");
+  ASSERT_EQ(toppled.exit_code, 0) << toppled.err;
+  const auto start = std::chrono::steady_clock::now();
+  auto untouched = client("haptic " + trim(toppled.out) + " --device sim --cpu -2");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(untouched.exit_code, 0) << untouched.err;
+  EXPECT_GT(seconds, 11);
+  EXPECT_LT(seconds, 40) << "the default script is 3 presses of 4 s";
+  EXPECT_NE(untouched.err.find("softbody-client: the tool has touched nothing for "),
+            std::string::npos)
+      << untouched.err;
+  EXPECT_NE(untouched.out.find("(the tool touched nothing)"), std::string::npos) << untouched.out;
+
+  auto standing = client("create --mesh " + knight + " --scene " + std::string(SOFTBODY_SCENES) +
+                         "/knight.json");
+  ASSERT_EQ(standing.exit_code, 0) << standing.err;
+  auto touched = client("haptic " + trim(standing.out) + " --duration 6 --cpu -2 --json");
+  ASSERT_EQ(touched.exit_code, 0) << touched.err;
+  EXPECT_GT(nlohmann::json::parse(touched.out)["ticks_in_contact"].get<long>(), 500) << touched.out;
+  EXPECT_EQ(touched.err.find("touched nothing"), std::string::npos) << touched.err;
 }
 
 // A vendor device (the simulated pen loaded as a plugin) given no configuration still works over
