@@ -138,7 +138,8 @@ bool GatewayConnection::authenticate(const std::string& credential, bool header,
                                      std::uint32_t request_id) {
   const Authenticator& auth = gateway_.service().authenticator();
   try {
-    caller_ = header ? auth.authenticate(credential) : auth.authenticate_token(credential);
+    caller_ = header ? auth.authenticate(credential, TokenCarrier::kHttpHeader)
+                     : auth.authenticate_token(credential);
     authenticated_ = true;
     spdlog::info("event=websocket_authenticated peer={} subject={} role={}", peer_,
                  logfmt_value(caller_.subject), role_name(caller_.role));
@@ -247,10 +248,10 @@ void GatewayConnection::subscribe(const v1::ClientMessage& message) {
         s->sent.wait(lock, [s] { return !s->frame_pending || s->stop; });
         if (s->stop) return;
       }
-      std::uint32_t dropped = 0;
+      FrameGaps gaps;
       grpc::Status closed = grpc::Status::OK;
       const auto state = s->stream->next(
-          *s->subscriber, [s] { return s->stop.load(); }, dropped, closed);
+          *s->subscriber, [s] { return s->stop.load(); }, gaps, closed);
       if (!state) {
         if (s->stop) return;
         // The session ended the stream (deleted, server shutting down): tell the client.
@@ -269,13 +270,13 @@ void GatewayConnection::subscribe(const v1::ClientMessage& message) {
         return;
       }
       out.Clear();
-      s->stream->build(*state, dropped, *out.mutable_frame());
+      s->stream->build(*state, gaps, *out.mutable_frame());
       {
         std::lock_guard lock(s->mutex);
         s->frame_pending = true;
       }
       auto bytes = serialize(out);
-      metrics->count_frame(dropped, out.frame().positions().size());
+      metrics->count_frame(gaps.dropped, gaps.skipped, out.frame().positions().size());
       asio::post(executor, [weak, bytes, generation] {
         if (auto self = weak.lock()) self->offer_frame(generation, bytes);
       });

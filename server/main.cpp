@@ -80,9 +80,15 @@ int main(int argc, char** argv) {
                  "HTTP listen address: browser client, WebSocket gateway (/ws), /healthz, /metrics")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("--scenes", scenes, "folder of shipped scene files")->capture_default_str();
-  app.add_option("--preload", preload, "scene to start a session of at startup ('' for none)")
-      ->capture_default_str();
+  // ./run.sh passes --scenes and --preload before the user's arguments: the user's win.
+  app.add_option("--scenes", scenes, "folder of shipped scene files (last wins)")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--preload", preload,
+                 "scene to start a session of at startup ('' for none; the server refuses to "
+                 "start when it cannot; last wins)")
+      ->capture_default_str()
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--max-sessions", manager.max_sessions, "most sessions at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
@@ -203,6 +209,21 @@ int main(int argc, char** argv) {
     return 2;
   }
   SessionManager& sessions = *sessions_owner;
+  // A mistyped --preload (through ./run.sh, say) must not leave a server that serves nothing.
+  if (!preload.empty()) {
+    std::string names;
+    bool found = false;
+    for (const SceneListing& s : sessions.list_scenes()) {
+      names += (names.empty() ? "" : ", ") + s.name;
+      found = found || s.name == preload;
+    }
+    if (!found) {
+      spdlog::error("event=startup_failed error={}",
+                    logfmt_value("--preload " + preload + ": no scene '" + preload + "' in " +
+                                 scenes + " (available: " + names + "; '' preloads none)"));
+      return 2;
+    }
+  }
   SimulationService service(sessions, metrics, {}, auth.get());
   try {
     service.peer_dialing = peer_dialing(tls.enabled(), peer_tls_ca);
@@ -266,7 +287,8 @@ int main(int argc, char** argv) {
   // Host facts and metrics are an admin's (with authentication: a bearer token of that role).
   const auto admin_refusal = [&](const std::string& authorization) -> std::optional<HttpResponse> {
     try {
-      require_role(auth->authenticate(authorization), Role::kAdmin, "this endpoint");
+      require_role(auth->authenticate(authorization, TokenCarrier::kHttpHeader), Role::kAdmin,
+                   "this endpoint");
       return std::nullopt;
     } catch (const ApiError& e) {
       const bool who = e.code() == grpc::StatusCode::UNAUTHENTICATED;
@@ -345,6 +367,23 @@ int main(int argc, char** argv) {
     spdlog::info("event=adopted_stored sessions={}", adopted);
   }
 
+  // Stops accepting work, ends every stream with a clear status, gives in-flight unary calls the
+  // grace period, then stops the physics.
+  const auto shut_down = [&] {
+    serving = false;
+    server->GetHealthCheckService()->SetServingStatus("softbody.v1.Simulation", false);
+    // With a store, every session is saved for another host before its streams end (with a
+    // SessionMoved detail, so clients know to reconnect rather than give up).
+    sessions.drain_to_store();
+    sessions.shut_down(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
+    server->Shutdown(std::chrono::system_clock::now() +
+                     std::chrono::milliseconds(static_cast<int>(shutdown_grace_s * 1000)));
+    scheduler.stop();
+    http->stop([&] { gateway.close_all("the server is shutting down"); },
+               [&] { return gateway.connections() == 0; });
+    gateway.shut_down();
+  };
+
   if (!preload.empty()) {
     softbody::v1::CreateSessionRequest request;
     request.set_scene_name(preload);
@@ -353,8 +392,21 @@ int main(int argc, char** argv) {
     try {
       auto session = sessions.create(request);
       session->idle_timeout_s = 0;  // the preloaded session stays
+    } catch (const ApiError& e) {
+      // A host already full (sessions adopted from the store) serves those: the preload waits.
+      // Anything else is a broken scene the operator must hear about.
+      if (e.code() != grpc::StatusCode::RESOURCE_EXHAUSTED) {
+        spdlog::error("event=startup_failed error={}",
+                      logfmt_value("--preload " + preload + ": " + e.what()));
+        shut_down();
+        return 2;
+      }
+      spdlog::warn("event=preload_failed scene={} error={}", preload, logfmt_value(e.what()));
     } catch (const std::exception& e) {
-      spdlog::error("event=preload_failed scene={} error={}", preload, logfmt_value(e.what()));
+      spdlog::error("event=startup_failed error={}",
+                    logfmt_value("--preload " + preload + ": " + e.what()));
+      shut_down();
+      return 2;
     }
   }
   spdlog::info(
@@ -368,20 +420,7 @@ int main(int argc, char** argv) {
   int signal = 0;
   sigwait(&signals, &signal);
   spdlog::info("event=shutdown_started signal={}", signal);
-  // Stop accepting work, end every stream with a clear status, give in-flight unary calls the
-  // grace period, then stop the physics.
-  serving = false;
-  server->GetHealthCheckService()->SetServingStatus("softbody.v1.Simulation", false);
-  // With a store, every session is saved for another host before its streams end (with a
-  // SessionMoved detail, so clients know to reconnect rather than give up).
-  sessions.drain_to_store();
-  sessions.shut_down(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
-  server->Shutdown(std::chrono::system_clock::now() +
-                   std::chrono::milliseconds(static_cast<int>(shutdown_grace_s * 1000)));
-  scheduler.stop();
-  http->stop([&] { gateway.close_all("the server is shutting down"); },
-             [&] { return gateway.connections() == 0; });
-  gateway.shut_down();
+  shut_down();
   spdlog::info("event=shutdown_complete");
   return 0;
 }

@@ -64,7 +64,10 @@ std::string Metrics::exposition() const {
           factorizations);
   counter(out, "softbody_frames_sent_total", "State frames sent to subscribers.", frames_sent);
   counter(out, "softbody_frames_dropped_total",
-          "State frames skipped because a subscriber was slower (newest wins).", frames_dropped);
+          "States a subscriber missed because it was slower than its session (newest wins).",
+          frames_dropped);
+  counter(out, "softbody_frames_skipped_total",
+          "States not sent because of a subscriber's requested max_rate_hz.", frames_skipped);
   counter(out, "softbody_frame_bytes_total", "Encoded position bytes sent.", frame_bytes);
   counter(out, "softbody_tool_commands_total", "Tool commands answered.", tool_commands);
   counter(out, "softbody_tool_commands_rejected_total", "Tool commands with invalid values.",

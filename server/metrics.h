@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@ struct Metrics {
   std::atomic<std::uint64_t> factorizations{0};
   std::atomic<std::uint64_t> frames_sent{0};
   std::atomic<std::uint64_t> frames_dropped{0};
+  std::atomic<std::uint64_t> frames_skipped{0};
   std::atomic<std::uint64_t> frame_bytes{0};
   std::atomic<std::uint64_t> tool_commands{0};
   std::atomic<std::uint64_t> tool_commands_rejected{0};
@@ -58,10 +60,12 @@ struct Metrics {
 
   std::string exposition() const;
 
-  // A state frame sent (gRPC stream or WebSocket), after `dropped` skipped ones.
-  void count_frame(std::uint32_t dropped, std::size_t bytes) {
+  // A state frame sent (gRPC stream or WebSocket), after steps not sent: `dropped` (the
+  // subscriber was slower) and `skipped` (its requested rate).
+  void count_frame(std::uint32_t dropped, std::uint32_t skipped, std::size_t bytes) {
     frames_sent.fetch_add(1, std::memory_order_relaxed);
     frames_dropped.fetch_add(dropped, std::memory_order_relaxed);
+    frames_skipped.fetch_add(skipped, std::memory_order_relaxed);
     frame_bytes.fetch_add(bytes, std::memory_order_relaxed);
   }
 };

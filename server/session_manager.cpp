@@ -315,7 +315,7 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   }
   for (int i = 0; i < request.overrides_size(); ++i) {
     try {
-      apply_override(source.document, request.overrides(i), "overrides");
+      apply_override(source.document, request.overrides(i), "");
     } catch (const SceneError& e) {
       invalid_argument("overrides[" + std::to_string(i) + "]", e.what());
     } catch (const nlohmann::json::exception& e) {

@@ -284,13 +284,13 @@ grpc::Status SimulationService::StreamState(grpc::ServerContext* context,
   v1::StateFrame frame;
   const auto cancelled = [context] { return context->IsCancelled(); };
   for (;;) {
-    std::uint32_t dropped = 0;
+    FrameGaps gaps;
     grpc::Status closed = grpc::Status::OK;
-    const auto state = stream.next(*subscriber, cancelled, dropped, closed);
+    const auto state = stream.next(*subscriber, cancelled, gaps, closed);
     if (!state) return closed;
-    stream.build(*state, dropped, frame);
+    stream.build(*state, gaps, frame);
     if (!writer->Write(frame)) break;  // the client went away
-    metrics_.count_frame(dropped, frame.positions().size());
+    metrics_.count_frame(gaps.dropped, gaps.skipped, frame.positions().size());
   }
   return grpc::Status::OK;
 }

@@ -55,24 +55,29 @@ StateStream::StateStream(const Session& session, const v1::StreamStateRequest& r
 
 std::shared_ptr<const PublishedState> StateStream::next(Subscriber& subscriber,
                                                         const std::function<bool()>& cancelled,
-                                                        std::uint32_t& dropped,
-                                                        grpc::Status& closed) {
+                                                        FrameGaps& gaps, grpc::Status& closed) {
   std::shared_ptr<const PublishedState> state;
-  dropped = 0;
+  gaps = {};
+  // States the mailbox replaced before this stream came back for the next one: dropped when it
+  // comes after its send time (it was still writing the previous frame: a slow subscriber or
+  // connection), skipped when it is ahead of its requested rate (they would not have been sent).
+  const bool on_schedule = Clock::now() < next_send_;
+  std::uint32_t replaced = 0;
   while (!state) {
     if (cancelled()) return nullptr;
-    state = subscriber.take(Clock::now() + std::chrono::milliseconds(100), dropped);
+    state = subscriber.take(Clock::now() + std::chrono::milliseconds(100), replaced);
     if (!state && subscriber.closed(closed)) return nullptr;
   }
-  // Rate limit: hold until the next send time, then send the newest state (the older ones count
-  // as dropped). Send times advance by the interval, so the average rate is the one asked for
-  // even when steps do not divide it.
+  (on_schedule ? gaps.skipped : gaps.dropped) += replaced;
+  // Rate limit: hold until the next send time, then send the newest state (the older ones, taken
+  // or replaced meanwhile, are skipped by the subscriber's choice). Send times advance by the
+  // interval, so the average rate is the one asked for even when steps do not divide it.
   while (Clock::now() < next_send_) {
     if (cancelled()) return nullptr;
     std::uint32_t more = 0;
     const auto wake = std::min(next_send_, Clock::now() + std::chrono::milliseconds(100));
     if (auto newer = subscriber.take(wake, more)) {
-      dropped += more + 1;
+      gaps.skipped += more + 1;
       state = std::move(newer);
     } else if (subscriber.closed(closed)) {
       return nullptr;
@@ -85,7 +90,7 @@ std::shared_ptr<const PublishedState> StateStream::next(Subscriber& subscriber,
   return state;
 }
 
-void StateStream::build(const PublishedState& state, std::uint32_t dropped, v1::StateFrame& frame) {
+void StateStream::build(const PublishedState& state, const FrameGaps& gaps, v1::StateFrame& frame) {
   for (size_t i = 0; i < ids_.size(); ++i) {
     const Vec3& p = state.p[static_cast<size_t>(ids_[i])];
     for (int k = 0; k < 3; ++k) xyz_[3 * i + static_cast<size_t>(k)] = p[k];
@@ -95,7 +100,8 @@ void StateStream::build(const PublishedState& state, std::uint32_t dropped, v1::
   frame.set_sequence(sequence_++);
   frame.set_positions(bytes_.data(), bytes_.size());
   to_proto(state, *frame.mutable_stats());
-  frame.set_frames_dropped(dropped);
+  frame.set_frames_dropped(gaps.dropped);
+  frame.set_frames_skipped(gaps.skipped);
   frame.set_num_vertices(static_cast<int>(ids_.size()));
   frame.set_server_time_s(std::chrono::duration<double>(state.finished.time_since_epoch()).count());
 }

@@ -169,7 +169,7 @@ int watch(Client& client, const WatchOptions& w) {
   // Asked first so that a wrong id or an unreachable server fails at once, clearly.
   if (auto session = client.get_session(w.session); !session) return fail(session.error());
   struct Window {
-    long frames = 0, dropped = 0;
+    long frames = 0, dropped = 0, skipped = 0;
     double bytes = 0, vertices = 0;
     v1::StepStatistics last;
   };
@@ -190,6 +190,7 @@ int watch(Client& client, const WatchOptions& w) {
         for (Window* x : {&window, &total}) {
           ++x->frames;
           x->dropped += f.frames_dropped;
+          x->skipped += f.frames_skipped;
           x->bytes += static_cast<double>(f.encoded_bytes);
           x->vertices += static_cast<double>(f.positions.size() / 3);
           x->last = f.stats;
@@ -212,11 +213,11 @@ int watch(Client& client, const WatchOptions& w) {
       const auto& s = total.last;  // a second without frames shows where it stopped
       std::fprintf(stderr,
                    "step %7lld  t=%8.2f s  %3ld frames/s  step %6.2f ms  %3d it  res %.1e  "
-                   "rtf %.2f  %.2f B/vertex  %ld dropped  %d contacts\n",
+                   "rtf %.2f  %.2f B/vertex  %ld skipped by rate  %ld dropped  %d contacts\n",
                    static_cast<long long>(s.step()), s.sim_time(), window.frames, s.step_ms(),
                    s.iterations(), s.residual(), s.real_time_factor(),
-                   window.vertices > 0 ? window.bytes / window.vertices : 0.0, window.dropped,
-                   s.contacts());
+                   window.vertices > 0 ? window.bytes / window.vertices : 0.0, window.skipped,
+                   window.dropped, s.contacts());
       window = Window{};
     }
     if (!go_on) break;
@@ -232,6 +233,7 @@ int watch(Client& client, const WatchOptions& w) {
                         {"frames", total.frames},
                         {"frames_per_s", static_cast<double>(total.frames) / elapsed},
                         {"frames_dropped_by_server", total.dropped},
+                        {"frames_skipped_by_rate", total.skipped},
                         {"bytes_per_vertex", total.vertices > 0 ? total.bytes / total.vertices : 0},
                         {"reconnects", subscription->reconnects()},
                         {"last_step", total.last.step()},
@@ -255,7 +257,10 @@ int haptic(Client& client, const HapticCommandOptions& h) {
       options.workspace.offset = parse_vec3_text(h.offset, "--offset " + h.offset);
     else if (device_has_own_frame(h.device))
       options.workspace.offset = home_point(*topology, options.tool.radius);
-    device = make_device(h.device, default_pen_config(*topology, h.loop.tool.radius));
+    // The simulated pen without a script presses 3 times (12 s) and finishes, unless --duration
+    // says how long to go on.
+    device = make_device(h.device, default_pen_config(*topology, h.loop.tool.radius, 4,
+                                                      h.loop.duration_s > 0 ? 0 : 3));
     if (!h.record_path.empty())
       device = std::make_unique<RecordingDevice>(std::move(device), h.record_path);
   } catch (const std::exception& e) {
@@ -267,20 +272,49 @@ int haptic(Client& client, const HapticCommandOptions& h) {
   loop.start();
   std::fprintf(stderr, "haptic: %s at %.0f Hz on session %s\n", device->name().c_str(),
                h.loop.rate_hz, h.session.c_str());
+  // Commands the server rejects are said at once; a limit it enforces (a quota: RESOURCE_EXHAUSTED)
+  // ends the run, as a refused stream does, since every command beyond it gets no force.
+  std::string rejection;
+  bool over_limit = false, said_untouched = false;
   while (loop.running() && !interrupted) {
     if (!loop.wait(1.0)) {
       const HapticSnapshot s = loop.snapshot();
+      // A tool that never touches anything feels nothing: say why it may be, once.
+      if (!said_untouched && s.connected && s.ticks_in_contact == 0 &&
+          s.ticks >= static_cast<long>(5 * h.loop.rate_hz)) {
+        said_untouched = true;
+        std::fprintf(stderr,
+                     "softbody-client: the tool has touched nothing for %.0f s: it is at (%.3f, "
+                     "%.3f, %.3f) m; at rest the body spans x [%.3f, %.3f], y [%.3f, %.3f], z "
+                     "[%.3f, %.3f] m. The body may have moved away (a soft body can sag or topple "
+                     "under gravity: see 'a body that does not stand' in docs/scenes.md), or the "
+                     "device works elsewhere (--offset X,Y,Z, sim:start=X,Y,Z)\n",
+                     static_cast<double>(s.ticks) / h.loop.rate_hz, s.tool_position[0],
+                     s.tool_position[1], s.tool_position[2], topology->bounds_min[0],
+                     topology->bounds_max[0], topology->bounds_min[1], topology->bounds_max[1],
+                     topology->bounds_min[2], topology->bounds_max[2]);
+      }
+      const long rejected = loop.rejected();
       std::fprintf(
           stderr,
           "t=%6.1f s  %6.0f Hz  rtt %6.2f ms  model age %6.1f ms  force %6.3f %6.3f %6.3f N"
-          "  %d contacts%s\n",
+          "  %d contacts%s%s\n",
           s.time_s, s.loop_rate_hz, s.round_trip_ms, s.model_age_ms, s.force[0], s.force[1],
-          s.force[2], s.contacts, s.connected ? "" : ("  DISCONNECTED " + s.link_error).c_str());
+          s.force[2], s.contacts,
+          rejected > 0 ? ("  " + std::to_string(rejected) + " REJECTED").c_str() : "",
+          s.connected ? "" : ("  DISCONNECTED " + s.link_error).c_str());
+    }
+    if (rejection.empty() && !(rejection = loop.first_rejection()).empty()) {
+      over_limit = rejection.starts_with("RESOURCE_EXHAUSTED");
+      std::fprintf(stderr, "softbody-client: the server rejects tool commands: %s%s\n",
+                   rejection.c_str(), over_limit ? "; stopping" : "");
+      if (over_limit) break;
     }
   }
   loop.stop();
   device.reset();  // closes a recording
   const nlohmann::json report = loop.report();
+  if (rejection.empty()) rejection = loop.first_rejection();  // came in the last second
   if (h.json) {
     std::cout << report.dump(2) << '\n';
   } else {
@@ -294,9 +328,22 @@ int haptic(Client& client, const HapticCommandOptions& h) {
                 report["round_trip_ms"].value("p50", 0.0),
                 report["round_trip_ms"].value("p99", 0.0),
                 report["model_age_ms"].value("p50", 0.0));
+    std::printf("contact: %ld of %ld ticks, largest force %.3f N%s\n",
+                report["ticks_in_contact"].get<long>(), report["ticks"].get<long>(),
+                report["largest_force_n"].get<double>(),
+                report["ticks_in_contact"].get<long>() == 0 ? " (the tool touched nothing)" : "");
+    std::printf("rejected by the server: %ld of %ld commands%s%s\n",
+                report["commands_rejected"].get<long>(), report["commands_sent"].get<long>(),
+                rejection.empty() ? "" : ", first: ", rejection.c_str());
   }
-  // The statistics of what ran, then why it stopped early.
+  // The statistics of what ran, then why it stopped early (or what the server refused).
   if (auto failure = loop.failure()) return fail(*failure);
+  if (const long rejected = report["commands_rejected"].get<long>(); rejected > 0) {
+    std::cerr << "softbody-client: " << rejection << " (" << rejected << " of "
+              << report["commands_sent"].get<long>() << " tool commands rejected"
+              << (over_limit ? "; the run stopped there" : "") << ")\n";
+    return 1;
+  }
   return 0;
 }
 

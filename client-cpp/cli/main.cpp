@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "client-cpp/cli/command_line.h"
 #include "client-cpp/cli/commands.h"
 #include "client-cpp/cli/security_flags.h"
 
@@ -42,7 +43,7 @@ int main(int argc, char** argv) {
                          "upload this tetrahedral mesh (.msh .mesh .node/.ele .vtk .vtu); without "
                          "--scene it gets the default upload scene");
   create_cmd->add_option("--set", overrides,
-                         "scene override KEY=VALUE, e.g. material.E=2e4 or /material/E=2e4 (a "
+                         "scene override KEY=VALUE, e.g. material.E=4e5 or /material/E=4e5 (a "
                          "dotted path or a JSON pointer; numbers index arrays; repeatable)");
   create_cmd->add_option("--label", label, "free text shown in listings");
   create_cmd->add_flag("--paused", paused, "start paused");
@@ -81,7 +82,10 @@ int main(int argc, char** argv) {
     cmd->add_option("--rate", h.loop.rate_hz, "loop rate [Hz]")
         ->capture_default_str()
         ->check(CLI::Range(500.0, 4000.0));
-    cmd->add_option("--duration", h.loop.duration_s, "seconds (0: until the device finishes)")
+    cmd->add_option("--duration", h.loop.duration_s,
+                    "seconds (0: until the device finishes: the simulated pen without a CONFIG "
+                    "after 3 presses, 12 s; a replay at its end; sim:CONFIG without cycles= and "
+                    "most plugins run until interrupted)")
         ->capture_default_str();
     cmd->add_option("--cpu", h.loop.placement.cpu, "core for the loop (-1: last, -2: any)")
         ->capture_default_str();
@@ -128,7 +132,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("status", "the host's capacity: sessions, load, free sessions");
   status_cmd->add_flag("--json", json, "JSON output");
 
-  CLI11_PARSE(app, argc, argv);
+  if (auto status = parse_command_line(app, argc, argv, "softbody-client")) return *status;
   client_options.set_servers(servers);
   try {
     apply_security_flags(security, client_options);

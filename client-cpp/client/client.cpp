@@ -76,6 +76,17 @@ std::vector<float> Topology::surface_rest_positions() const {
 
 Error Error::from(const grpc::Status& status) {
   Error e{status.error_code(), status.error_message(), {}, {}};
+  // gRPC says only "Socket closed" when a plaintext client reaches a TLS port, and "wrong version
+  // number" when a TLS client reaches a plaintext one: say what the likely cause is.
+  if (e.code == grpc::StatusCode::UNAVAILABLE &&
+      e.message.find("failed to connect") != std::string::npos) {
+    if (e.message.find("Socket closed") != std::string::npos)
+      e.message +=
+          " (the server may speak TLS: give the authority its certificate chains to with "
+          "--tls-ca PEM, ClientOptions::tls_ca_file in the library)";
+    else if (e.message.find("wrong version number") != std::string::npos)
+      e.message += " (the server does not seem to speak TLS: leave out --tls-ca)";
+  }
   if (auto moved = v1::moved_detail(status)) {
     e.moved_reason = moved->reason();
     e.moved_to = moved->grpc_address();

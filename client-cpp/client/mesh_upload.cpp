@@ -26,6 +26,15 @@ bool read_file(const fs::path& path, std::string& out) {
   return static_cast<bool>(in) || in.eof();
 }
 
+// "PATH: cannot be read (no such file)", with why when the system says.
+Error unreadable(const fs::path& path, const std::string& note = "") {
+  std::error_code ec;
+  const std::string why = !fs::exists(path, ec)        ? "no such file"
+                          : fs::is_directory(path, ec) ? "a folder"
+                                                       : "permission denied or I/O error";
+  return invalid(path.string() + ": cannot be read (" + why + note + ")");
+}
+
 }  // namespace
 
 Result<v1::UploadedMesh> read_mesh_upload(const std::string& mesh_path,
@@ -46,9 +55,11 @@ Result<v1::UploadedMesh> read_mesh_upload(const std::string& mesh_path,
     content_path.replace_extension(".node");
     fs::path elements = content_path;
     elements.replace_extension(".ele");
+    // The .node first: a mistyped name is reported as the file the user named.
+    if (!read_file(content_path, *upload.mutable_content()))
+      return unreadable(content_path, "; TetGen needs the .node and .ele files");
     if (!read_file(elements, *upload.mutable_tetgen_elements()))
-      return invalid(elements.string() +
-                     ": cannot be read (TetGen needs the .node and .ele files)");
+      return unreadable(elements, "; TetGen needs the .node and .ele files");
   } else if (ext == ".vtk") {
     upload.set_format(v1::MESH_FORMAT_VTK_LEGACY);
   } else if (ext == ".vtu") {
@@ -57,13 +68,14 @@ Result<v1::UploadedMesh> read_mesh_upload(const std::string& mesh_path,
     return invalid(mesh_path + ": unknown mesh file extension '" + ext +
                    "' (supported: .msh .mesh .node/.ele .vtk .vtu)");
   }
-  if (!read_file(content_path, *upload.mutable_content()))
-    return invalid(content_path.string() + ": cannot be read");
+  if (upload.format() != v1::MESH_FORMAT_TETGEN &&
+      !read_file(content_path, *upload.mutable_content()))
+    return unreadable(content_path);
   upload.set_file_name(content_path.filename().string());
 
   if (!scene_path.empty()) {
     std::string text;
-    if (!read_file(scene_path, text)) return invalid(scene_path + ": cannot be read");
+    if (!read_file(scene_path, text)) return unreadable(scene_path);
     nlohmann::json scene = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (!scene.is_object()) return invalid(scene_path + ": not a JSON object (a scene document)");
     // The upload replaces the mesh the scene names; its transforms stay.

@@ -75,6 +75,7 @@ grpc::Status StateSubscription::read_one_stream(int connection, bool& got_frames
     decoded.sequence = frame.sequence();
     decoded.stats = frame.stats();
     decoded.frames_dropped = frame.frames_dropped();
+    decoded.frames_skipped = frame.frames_skipped();
     decoded.server_time_s = frame.server_time_s();
     decoded.encoded_bytes = bytes.size();
     decoded.keyframe = decoder.last().kind != codec::FrameKind::kDelta;

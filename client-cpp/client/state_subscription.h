@@ -47,7 +47,8 @@ struct DecodedFrame {
   std::uint64_t sequence = 0;    // on the current stream
   std::vector<float> positions;  // 3 per vertex [m]
   softbody::v1::StepStatistics stats;
-  std::uint32_t frames_dropped = 0;
+  std::uint32_t frames_dropped = 0;  // steps missed because this subscriber was slower
+  std::uint32_t frames_skipped = 0;  // steps not sent because of the requested max_rate_hz
   double server_time_s = 0;
   std::size_t encoded_bytes = 0;
   bool keyframe = false;

@@ -97,6 +97,10 @@ void HapticLoop::on_reply(const v1::ForceReply& reply, Clock::time_point receive
     server_time_.record(1e-6 * reply.server_time_us());
   }
   if (!reply.rejected().empty()) {
+    {
+      std::lock_guard lock(reply_mutex_);
+      if (first_rejection_.empty()) first_rejection_ = reply.rejected();
+    }
     ++rejected_;
     return;
   }
@@ -223,6 +227,7 @@ void HapticLoop::tick(double time_s, double dt) {
     snapshot_.connected = connected;
     snapshot_.link_error = connected ? std::string() : link_error_;
     snapshot_.ticks = ticks_;
+    snapshot_.ticks_in_contact = contact_ticks_;
   }
 }
 
@@ -264,6 +269,11 @@ std::optional<Error> HapticLoop::failure() const {
   return failure_;
 }
 
+std::string HapticLoop::first_rejection() const {
+  std::lock_guard lock(reply_mutex_);
+  return first_rejection_;
+}
+
 HapticSnapshot HapticLoop::snapshot() const {
   HapticSnapshot s;
   {
@@ -296,6 +306,7 @@ nlohmann::json HapticLoop::report() const {
       {"replies_received", replies_},
       {"replies_missing", commands_sent_ - replies_},
       {"commands_rejected", rejected_.load()},
+      {"first_rejection", first_rejection_},
       {"ticks_beyond_validity_radius", beyond_validity_},
       {"ticks_disconnected", disconnected_ticks_},
       {"ticks_in_contact", contact_ticks_},

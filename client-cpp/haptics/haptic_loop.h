@@ -76,6 +76,7 @@ struct HapticSnapshot {
   bool connected = false;
   std::string link_error;  // why the tool stream went down, while it is
   long ticks = 0;
+  long ticks_in_contact = 0;  // so far: ticks whose model had contacts
 };
 
 class HapticLoop {
@@ -95,6 +96,10 @@ class HapticLoop {
   bool running() const { return running_.load(); }
   // Why the loop stopped by itself, if it gave up on the server (give_up_after_s).
   std::optional<Error> failure() const;
+  // Commands the server rejected (ForceReply.rejected: over a quota, or an invalid pose) and the
+  // reason it gave the first time, "" while none was rejected.
+  long rejected() const { return rejected_.load(); }
+  std::string first_rejection() const;
 
   void set_tool_mode(softbody::v1::ToolMode mode) { mode_.store(mode); }
   HapticSnapshot snapshot() const;
@@ -149,6 +154,7 @@ class HapticLoop {
   Histogram round_trip_, server_time_;  // guarded by reply_mutex_
   double last_round_trip_ms_ = 0;       // guarded by reply_mutex_
   std::atomic<long> rejected_{0};
+  std::string first_rejection_;  // guarded by reply_mutex_
 
   mutable std::mutex snapshot_mutex_;
   HapticSnapshot snapshot_;       // guarded by snapshot_mutex_ (the loop only try_locks)

@@ -122,7 +122,7 @@ void run_haptic_client(Client& client, const v1::SessionInfo& session, const Loa
 
 struct SubscriberResult {
   Histogram interval;
-  long frames = 0, dropped = 0;
+  long frames = 0, dropped = 0, skipped = 0;
   double bytes = 0, vertices = 0;
 };
 
@@ -143,11 +143,14 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
     // The channel says only that it is not ready: the call's status says why, and the commonest
     // cause on a reachable port is a TLS mismatch.
     const auto probe = client.list_sessions();
+    const std::string why = probe ? "" : ": " + probe.error().to_string();
+    // The client library names a TLS mismatch it recognizes; otherwise the likeliest causes.
     throw std::runtime_error(
-        "cannot connect to " + o.server + (probe ? "" : ": " + probe.error().to_string()) +
-        (o.tls_ca_file.empty() ? " (a server started with --tls-cert needs --tls-ca)"
-                               : " (is it running, and does --tls-ca name the authority of its "
-                                 "certificate?)"));
+        "cannot connect to " + o.server + why +
+        (why.find("TLS") != std::string::npos ? ""
+         : o.tls_ca_file.empty()
+             ? " (a server started with --tls-cert needs --tls-ca)"
+             : " (is it running, and does --tls-ca name the authority of its certificate?)"));
   }
 
   ErrorCounter errors;
@@ -193,6 +196,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
                     std::chrono::duration<double>(f.received_at - *last).count());
               ++result.frames;
               result.dropped += f.frames_dropped;
+              result.skipped += f.frames_skipped;
               result.bytes += static_cast<double>(f.encoded_bytes);
               result.vertices += static_cast<double>(f.positions.size() / 3);
             }
@@ -238,6 +242,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
 
   Histogram round_trip, server_time, interval;
   long sent = 0, received = 0, coalesced = 0, rejected = 0, frames = 0, dropped = 0;
+  long skipped = 0;
   long tool_reconnects = 0, subscription_reconnects = 0;
   for (const auto& s : subscriptions) subscription_reconnects += s->reconnects();
   double bytes = 0, vertices = 0, expected_frames = 0;
@@ -258,6 +263,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
       interval.merge(s.interval);
       frames += s.frames;
       dropped += s.dropped;
+      skipped += s.skipped;
       bytes += s.bytes;
       vertices += s.vertices;
       expected_frames += std::min(o.frame_rate_hz, step_rate) * o.duration_s;
@@ -296,6 +302,7 @@ nlohmann::json run_load(const LoadOptions& o, std::ostream& progress) {
       {"frames_expected", expected_frames},
       {"frame_ratio", expected_frames > 0 ? static_cast<double>(frames) / expected_frames : 0},
       {"frames_dropped_by_server", dropped},
+      {"frames_skipped_by_rate", skipped},
       {"bytes_per_vertex", vertices > 0 ? bytes / vertices : 0},
       {"real_time_factor", rtf_json},
       {"errors", errors.json()},

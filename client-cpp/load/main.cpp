@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "client-cpp/cli/command_line.h"
 #include "client-cpp/cli/security_flags.h"
 #include "client-cpp/load/load_run.h"
 
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
   app.add_option("--min-rtf", t.min_real_time_factor, "fail when a session's RTF is below this");
   app.add_option("--min-frame-ratio", t.min_frame_ratio,
                  "fail when frames received / expected is below this");
-  CLI11_PARSE(app, argc, argv);
+  if (auto status = parse_command_line(app, argc, argv, "softbody-load")) return *status;
   try {
     ClientOptions security_options;
     apply_security_flags(security, security_options);

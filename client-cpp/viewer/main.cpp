@@ -5,6 +5,7 @@
 //   left drag: orbit   wheel: zoom   right drag: move the tool in the view plane
 //   W / S: tool towards / away from the camera   P / G / I: poke, grab, idle
 //   space: pause / resume   R: reset   Esc: quit
+#include "client-cpp/cli/command_line.h"
 #include "client-cpp/cli/security_flags.h"
 #include "client-cpp/viewer/gl_program.h"  // before GLFW: OpenGL with its prototypes
 #define GLFW_INCLUDE_NONE
@@ -198,7 +199,7 @@ int main(int argc, char** argv) {
                  "render until a state frame arrived, write this PNG and exit (for tests)");
   app.add_option("--screenshot-timeout", screenshot_timeout, "seconds to wait for a frame");
   app.add_option("--screenshot-after", screenshot_after, "seconds to run before the screenshot");
-  CLI11_PARSE(app, argc, argv);
+  if (auto status = client::parse_command_line(app, argc, argv, "softbody-viewer")) return *status;
   try {
     client::apply_security_flags(security, client_options);
   } catch (const std::exception& e) {

@@ -1,6 +1,7 @@
 #include "engine/io/mesh_io.h"
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 
 #include "engine/io/mesh_error.h"
@@ -112,7 +113,13 @@ ParsedMesh parse_mesh_content(MeshFormat format, const std::string& name, std::s
   if (format == MeshFormat::kTetGen) {
     const std::optional<std::string> ele =
         ele_content.empty() ? std::nullopt : std::optional(std::string(ele_content));
-    result.mesh = parse_tetgen_content(name + ".node", content, name + ".ele", ele, result.notes);
+    // `name` may be the .node file's name or the pair's stem ("bunny.node" or "bunny"), never
+    // "bunny.node.node".
+    std::string stem = name;
+    for (const char* ext : {".node", ".ele"})
+      if (stem.size() > std::strlen(ext) && stem.ends_with(ext))
+        stem.resize(stem.size() - std::strlen(ext));
+    result.mesh = parse_tetgen_content(stem + ".node", content, stem + ".ele", ele, result.notes);
     return result;
   }
   if (format == MeshFormat::kObj || format == MeshFormat::kStl) {

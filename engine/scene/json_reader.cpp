@@ -19,7 +19,9 @@ JsonReader::JsonReader(const nlohmann::json& j, std::string path, const std::str
 }
 
 void JsonReader::fail(const std::string& key, const std::string& problem) const {
-  throw SceneError(source_ + ": " + path_of(key) + ": " + problem);
+  // An empty key: the object itself ("/obstacles/1/trajectory", not ".../trajectory/").
+  const std::string where = key.empty() ? (path_.empty() ? "/" : path_) : path_of(key);
+  throw SceneError(source_ + ": " + where + ": " + problem);
 }
 
 const nlohmann::json& JsonReader::value(const std::string& key) {

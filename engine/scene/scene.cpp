@@ -50,11 +50,22 @@ std::shared_ptr<const Trajectory> read_trajectory(JsonReader r) {
         JsonReader p = element_reader(pieces[i], r.path_of("piecewise"), i, r.source(), r.length());
         p.only({"from", "to", "position"});
         FormulaPiece piece{p.required_number("from"), p.required_number("to"), {}};
+        if (!(piece.to > piece.from)) p.fail("to", "must be greater than from");
         const nlohmann::json& xyz = p.raw("position");
         if (!xyz.is_array() || xyz.size() != 3)
           p.fail("position", "expected 3 formulas (strings or numbers)");
-        for (size_t k = 0; k < 3; ++k)
+        for (size_t k = 0; k < 3; ++k) {
           piece.position[k] = xyz[k].is_string() ? xyz[k].get<std::string>() : xyz[k].dump();
+          // Each formula alone, so that a bad one is named by its full path
+          // (/obstacles/1/trajectory/piecewise/0/position/2).
+          FormulaPiece alone{piece.from, piece.to, {"0", "0", "0"}};
+          alone.position[k] = piece.position[k];
+          try {
+            make_formula_trajectory({alone}, 1);
+          } catch (const std::invalid_argument& e) {
+            p.fail("position/" + std::to_string(k), e.what());
+          }
+        }
         p.finish();
         formula.push_back(piece);
       }

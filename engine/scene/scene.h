@@ -68,7 +68,7 @@ double scene_length_unit(const nlohmann::json& document, const std::string& sour
 // dotted ("obstacles.1.contact.friction", "gravity.1") or a JSON pointer ("/material/E",
 // "/obstacles/1/contact/friction"); missing objects are created, an index must exist (or be
 // the array's size, appending). VALUE is JSON; a bare word is a string. SceneError names the
-// part of the path at fault.
+// part of the path at fault, after "SOURCE: --set KEY: " (without "SOURCE: " when it is empty).
 void apply_override(nlohmann::json& document, const std::string& assignment,
                     const std::string& source);
 

@@ -50,9 +50,10 @@ void apply_override(nlohmann::json& document, const std::string& assignment,
                     const std::string& source) {
   const std::size_t eq = assignment.find('=');
   if (eq == std::string::npos)
-    throw SceneError(source + ": --set " + assignment + ": expected KEY=VALUE");
+    throw SceneError((source.empty() ? "" : source + ": ") + "--set " + assignment +
+                     ": expected KEY=VALUE");
   const std::string path = assignment.substr(0, eq), text = assignment.substr(eq + 1);
-  const std::string error_prefix = source + ": --set " + path + ": ";
+  const std::string error_prefix = (source.empty() ? "" : source + ": ") + "--set " + path + ": ";
   const std::vector<std::string> parts = path_parts(path, error_prefix);
   nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (value.is_discarded()) value = text;  // a bare word is a string

@@ -148,6 +148,13 @@ TEST(Scene, OverridesSetValuesByPath) {
   EXPECT_THROW(apply_override(doc, "solver.type", "t"), SceneError);
   EXPECT_THROW(apply_override(doc, "solver..type=cg", "t"), SceneError);
   EXPECT_THROW(apply_override(doc, "solver.type.x=1", "t"), SceneError);
+  // Without a source the message starts at the override (the server adds "overrides[i]: ").
+  try {
+    apply_override(doc, "solver.type.x=1", "");
+    ADD_FAILURE();
+  } catch (const SceneError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("--set solver.type.x: ", 0), 0u) << e.what();
+  }
 }
 
 // A misspelt key is reported as unknown, before the required key it replaced is missed.
@@ -164,6 +171,27 @@ TEST(Scene, AMisspeltRequiredKeyIsReportedAsUnknown) {
   doc = minimal_scene();
   doc["material"].erase("E");
   EXPECT_NE(build_error(doc).find("/material/E: is required"), std::string::npos)
+      << build_error(doc);
+}
+
+// A bad formula is named by its full JSON path, an object's own problem without a trailing '/'.
+TEST(Scene, TrajectoryErrorsNameTheFullPath) {
+  nlohmann::json doc = minimal_scene();
+  doc["obstacles"] = nlohmann::json::parse(R"([{"type": "sphere", "radius": 0.01,
+      "trajectory": {"piecewise": [{"from": 0, "to": 1, "position": ["0", "0", "0"]},
+                                   {"from": 1, "to": 2, "position": ["t", "sin(", "0"]}]}}])");
+  EXPECT_NE(build_error(doc).find(
+                "test.json: /obstacles/0/trajectory/piecewise/1/position/1: formula 'sin(': "),
+            std::string::npos)
+      << build_error(doc);
+  doc["obstacles"][0]["trajectory"]["piecewise"][1]["to"] = 0.5;
+  EXPECT_NE(build_error(doc).find("/obstacles/0/trajectory/piecewise/1/to: must be greater than "
+                                  "from"),
+            std::string::npos)
+      << build_error(doc);
+  doc["obstacles"][0]["trajectory"] = nlohmann::json::object();
+  EXPECT_NE(build_error(doc).find("test.json: /obstacles/0/trajectory: needs exactly one of"),
+            std::string::npos)
       << build_error(doc);
 }
 

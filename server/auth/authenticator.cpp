@@ -11,12 +11,16 @@ Authenticator::Authenticator(const AuthOptions& options) {
   if (!options.jwt.public_key.empty()) jwt_ = std::make_unique<JwtVerifier>(options.jwt);
 }
 
-Caller Authenticator::authenticate(const std::string& authorization) const {
+Caller Authenticator::authenticate(const std::string& authorization, TokenCarrier carrier) const {
   if (!enabled()) return Caller::anonymous();
   if (authorization.empty())
     throw ApiError(grpc::StatusCode::UNAUTHENTICATED,
-                   "this server requires a bearer token (gRPC metadata 'authorization: Bearer "
-                   "TOKEN'; softbody-client --token-file FILE)");
+                   carrier == TokenCarrier::kHttpHeader
+                       ? "this server requires a bearer token: send the HTTP header "
+                         "'Authorization: Bearer TOKEN' (e.g. curl -H \"Authorization: Bearer "
+                         "$(cat FILE)\" URL)"
+                       : "this server requires a bearer token (gRPC metadata 'authorization: "
+                         "Bearer TOKEN'; softbody-client --token-file FILE)");
   constexpr std::string_view kBearer = "Bearer ";
   if (authorization.size() <= kBearer.size() ||
       !std::equal(kBearer.begin(), kBearer.end(), authorization.begin(),

@@ -19,6 +19,12 @@ struct AuthOptions {
   JwtOptions jwt;          // public_key "" : no JWTs
 };
 
+// Where a request carries its token: what a refusal tells the caller to send.
+enum class TokenCarrier {
+  kGrpcMetadata,  // gRPC calls: metadata "authorization: Bearer TOKEN"
+  kHttpHeader,    // plain HTTP (/metrics, /status): header "Authorization: Bearer TOKEN"
+};
+
 class Authenticator {
  public:
   Authenticator() = default;  // development mode
@@ -27,8 +33,9 @@ class Authenticator {
 
   bool enabled() const { return tokens_ || jwt_; }
   // From an "authorization" value ("Bearer TOKEN"); throws ApiError UNAUTHENTICATED saying what
-  // is missing or wrong.
-  Caller authenticate(const std::string& authorization) const;
+  // is missing or wrong, and how to send a token by `carrier`.
+  Caller authenticate(const std::string& authorization,
+                      TokenCarrier carrier = TokenCarrier::kGrpcMetadata) const;
   // From a bare token (the gateway's first message).
   Caller authenticate_token(const std::string& token) const;
 

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tests/client/client_test_support.h"
@@ -105,6 +106,37 @@ TEST_F(CliFailures, WatchAndHapticSayTheServerShutDown) {
 namespace softbody::client {
 namespace {
 
+// Usage errors exit 1 as docs/client-cpp.md says (CLI11's own codes were 105-109), and a missing
+// or mistyped command names the valid ones (it said only "A subcommand is required").
+TEST(CliUsage, UsageErrorsExit1AndNameTheCommands) {
+  const std::string cli = std::string(SOFTBODY_CLIENT) + " ";
+  const std::string commands =
+      "(commands: list, create, delete, control, watch, haptic, record, migrate, status)";
+  auto bogus = test::run_process(cli + "--server 127.0.0.1:1 --follow-host bogus --json");
+  EXPECT_EQ(bogus.exit_code, 1);
+  EXPECT_NE(bogus.err.find("softbody-client: unknown command 'bogus' " + commands),
+            std::string::npos)
+      << bogus.err;
+  auto none = test::run_process(cli + "--server 127.0.0.1:1");
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("softbody-client: a command is required (list, create, delete"),
+            std::string::npos)
+      << none.err;
+  for (const std::string wrong : {"list --nope", "control abc fly", "watch", "create --paused x y",
+                                  "--deadline 0 list", "haptic abc --rate 5"}) {
+    auto r = test::run_process(cli + wrong);
+    EXPECT_EQ(r.exit_code, 1) << wrong << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("softbody-client: ", 0), 0u) << wrong << ": " << r.err;
+    EXPECT_NE(r.err.find("Run with --help for more information."), std::string::npos) << r.err;
+  }
+  auto help = test::run_process(cli + "haptic --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--device"), std::string::npos);
+  auto load = test::run_process(std::string(SOFTBODY_LOAD) + " --sessions 0");
+  EXPECT_EQ(load.exit_code, 1) << load.err;
+  EXPECT_EQ(load.err.rfind("softbody-load: --sessions", 0), 0u) << load.err;
+}
+
 // The tools against a server that requires tokens: `softbody-server --new-token` makes one, the
 // tools send it from --token-file or SOFTBODY_TOKEN, and without it say UNAUTHENTICATED.
 TEST(CliAuth, ToolsSendTheTokenFromAFileOrTheEnvironment) {
@@ -143,6 +175,59 @@ TEST(CliAuth, ToolsSendTheTokenFromAFileOrTheEnvironment) {
   auto missing = test::run_process(cli + "--token-file " + dir + "/nope list");
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("nope: cannot read the token file"), std::string::npos) << missing.err;
+  EXPECT_EQ(server.terminate(), 0);
+  std::filesystem::remove_all(dir);
+}
+
+// A token whose quota allows 20 tool commands per second: `haptic` at 1 kHz is mostly refused.
+// It says so as soon as it happens, stops, shows the count in its statistics and exits 1 naming
+// the quota (it printed "replies: 1990 of 1990" and exited 0).
+TEST(CliAuth, HapticOverTheToolRateQuotaSaysSoAndFails) {
+  const std::string dir = testing::temp_path("quota");
+  std::filesystem::create_directories(dir);
+  auto made = test::run_process(std::string(SOFTBODY_SERVER) + " --new-token dave:trainee");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  const auto newline = made.out.find('\n');
+  nlohmann::json entry = nlohmann::json::parse(
+      made.out.substr(newline + 1, made.out.find('\n', newline + 1) - newline - 1));
+  entry["quota"] = {{"max_tool_rate_hz", 20}};
+  std::ofstream(dir + "/tokens.json")
+      << nlohmann::json{{"tokens", nlohmann::json::array({entry})}}.dump();
+  std::ofstream(dir + "/dave.token") << made.out.substr(0, newline) << "\n";
+  server::ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES,
+                               {"--token-file", dir + "/tokens.json"});
+  const std::string cli = std::string(SOFTBODY_CLIENT) +
+                          " --server 127.0.0.1:" + std::to_string(server.grpc_port()) +
+                          " --token-file " + dir + "/dave.token ";
+  auto created = test::run_process(cli + "create --scene cantilever");
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const std::string id = created.out.substr(0, created.out.find('\n'));
+
+  const auto start = std::chrono::steady_clock::now();
+  auto steered = test::run_process(cli + "haptic " + id + " --duration 20 --cpu -2");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(steered.exit_code, 1) << steered.out << steered.err;
+  EXPECT_NE(steered.err.find("softbody-client: the server rejects tool commands: "
+                             "RESOURCE_EXHAUSTED: quota max_tool_rate_hz of 'dave'"),
+            std::string::npos)
+      << steered.err;
+  EXPECT_NE(steered.err.find("tool commands rejected; the run stopped there)"), std::string::npos)
+      << steered.err;
+  EXPECT_NE(steered.out.find("rejected by the server: "), std::string::npos) << steered.out;
+  EXPECT_EQ(steered.out.find("rejected by the server: 0 of"), std::string::npos) << steered.out;
+  EXPECT_LT(seconds, 15) << "stops at the quota, not after --duration";
+
+  // --json carries the count and the server's reason.
+  auto json = test::run_process(cli + "haptic " + id + " --duration 20 --cpu -2 --json");
+  EXPECT_EQ(json.exit_code, 1) << json.err;
+  const auto report = nlohmann::json::parse(json.out, nullptr, false);
+  ASSERT_TRUE(report.is_object()) << json.out;
+  EXPECT_GT(report["commands_rejected"].get<long>(), 0);
+  EXPECT_EQ(report["first_rejection"].get<std::string>().rfind(
+                "RESOURCE_EXHAUSTED: quota max_tool_rate_hz of 'dave'", 0),
+            0u)
+      << report.dump(2);
   EXPECT_EQ(server.terminate(), 0);
   std::filesystem::remove_all(dir);
 }

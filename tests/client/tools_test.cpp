@@ -2,6 +2,7 @@
 // create, control, watch, haptic, record, delete) and a short softbody-load run with thresholds.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -61,6 +62,12 @@ TEST_F(Tools, ClientCommandsManageSessionsAndRunTheHapticLoop) {
   EXPECT_LE(w["frames_per_s"].get<double>(), 30 * 1.2);
   EXPECT_GT(w["last_step"].get<long>(), 3);
   EXPECT_NE(watched.err.find("frames/s"), std::string::npos);  // the live lines
+  // 30 of the session's 50 steps a second are sent: the rest are skipped by the rate asked for
+  // (how many depends on how close to real time the loaded machine steps), not dropped, which
+  // would mean the watcher was too slow.
+  EXPECT_GT(w["frames_skipped_by_rate"].get<long>(), 0) << watched.out;
+  EXPECT_LE(w["frames_dropped_by_server"].get<long>(), 2) << watched.out;
+  EXPECT_NE(watched.err.find(" skipped by rate "), std::string::npos) << watched.err;
 
   const std::string recording = testing::temp_path("cli.csv");
   auto haptic =
@@ -127,6 +134,82 @@ TEST_F(Tools, CreateUploadsALocalMeshWithTheScenesTransforms) {
   EXPECT_NE(named_scene.err.find("--scene must be a local .json file"), std::string::npos);
 }
 
+// What `create` says when the mesh, an override or a formula is wrong: the file the user named
+// and the line (not "bad.node.node:5"; not the .ele of a .node that does not exist), the override
+// once ("overrides[0]: overrides: --set ..." said it twice), the full JSON path of a formula (it
+// stopped at "/obstacles/1/trajectory/").
+TEST_F(Tools, CreateErrorsNameWhatIsWrongOnce) {
+  const std::string dir = testing::temp_path("bad-mesh");
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/bad.node") << "4 3 0 0\n0 0 0 0\n1 1 0 0\n2 0 1 0\nx 0 0 1\n";
+  std::ofstream(dir + "/bad.ele") << "1 4 0\n0 0 1 2 3\n";
+  auto bad = client("create --mesh " + dir + "/bad.node");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("INVALID_ARGUMENT: uploaded_mesh.content: bad.node:5: expected a point "
+                         "index"),
+            std::string::npos)
+      << bad.err;
+  auto missing = client("create --mesh " + dir + "/nonexistent.node");
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find(dir + "/nonexistent.node: cannot be read (no such file"),
+            std::string::npos)
+      << missing.err;
+  EXPECT_EQ(missing.err.find("nonexistent.ele"), std::string::npos) << missing.err;
+  std::filesystem::remove(dir + "/bad.ele");
+  auto no_elements = client("create --mesh " + dir + "/bad.node");
+  EXPECT_NE(no_elements.err.find(dir + "/bad.ele: cannot be read (no such file; TetGen needs"),
+            std::string::npos)
+      << no_elements.err;
+  std::filesystem::remove_all(dir);
+
+  auto set = client("create --scene default --set obstacles.7.radius=1");
+  EXPECT_EQ(set.exit_code, 1);
+  EXPECT_EQ(trim(set.err),
+            "softbody-client: INVALID_ARGUMENT: overrides[0]: --set obstacles.7.radius: "
+            "'/obstacles' has 2 entries: index 7 is out of range");
+  auto formula = client(
+      R"(create --scene default --set 'obstacles.1.trajectory={"piecewise": [{"from": 0, "to": 1, "position": ["0.1", "sin(", "0"]}]}')");
+  EXPECT_EQ(formula.exit_code, 1);
+  EXPECT_NE(formula.err.find("/obstacles/1/trajectory/piecewise/0/position/1: formula 'sin(': "),
+            std::string::npos)
+      << formula.err;
+  auto kinds = client(R"(create --scene default --set 'obstacles.1.trajectory={}')");
+  EXPECT_NE(kinds.err.find("/obstacles/1/trajectory: needs exactly one of constant, keyframes, "
+                           "piecewise"),
+            std::string::npos)
+      << kinds.err;
+}
+
+// `haptic --device sim` without --duration ends when the pen's default script does (3 presses,
+// 12 s; it ran forever though --help said it would end with the device), and a tool that touches
+// nothing says so: the 0.9 m knight uploaded into the default upload scene at E = 20 kPa topples,
+// and the pen pressed its rest top for minutes without a word. With the knight scene's transforms
+// (15 cm, feet fixed) the same upload is touched.
+TEST_F(Tools, TheSimulatedPenFinishesAndSaysWhenItTouchesNothing) {
+  const std::string knight = std::string(SOFTBODY_SCENES) + "/../meshes/knight.node";
+  auto toppled = client("create --mesh " + knight + " --set material.E=2e4");
+  ASSERT_EQ(toppled.exit_code, 0) << toppled.err;
+  const auto start = std::chrono::steady_clock::now();
+  auto untouched = client("haptic " + trim(toppled.out) + " --device sim --cpu -2");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(untouched.exit_code, 0) << untouched.err;
+  EXPECT_GT(seconds, 11);
+  EXPECT_LT(seconds, 40) << "the default script is 3 presses of 4 s";
+  EXPECT_NE(untouched.err.find("softbody-client: the tool has touched nothing for "),
+            std::string::npos)
+      << untouched.err;
+  EXPECT_NE(untouched.out.find("(the tool touched nothing)"), std::string::npos) << untouched.out;
+
+  auto standing = client("create --mesh " + knight + " --scene " + std::string(SOFTBODY_SCENES) +
+                         "/knight.json");
+  ASSERT_EQ(standing.exit_code, 0) << standing.err;
+  auto touched = client("haptic " + trim(standing.out) + " --duration 6 --cpu -2 --json");
+  ASSERT_EQ(touched.exit_code, 0) << touched.err;
+  EXPECT_GT(nlohmann::json::parse(touched.out)["ticks_in_contact"].get<long>(), 500) << touched.out;
+  EXPECT_EQ(touched.err.find("touched nothing"), std::string::npos) << touched.err;
+}
+
 // A vendor device (the simulated pen loaded as a plugin) given no configuration still works over
 // the body: its origin is put just above the body's top, so its default press reaches it, as the
 // `sim` device's does.
@@ -171,6 +254,10 @@ TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
   EXPECT_EQ(j["real_time_factor"]["per_session"].size(), 2u);
   EXPECT_GT(j["frames_received"].get<long>(), 0);
   EXPECT_NEAR(j["frames_expected"].get<double>(), 2 * 2 * 30 * 2, 1e-9);
+  // 30 Hz of 100 Hz sessions: steps are skipped by the rate asked for, few if any dropped.
+  EXPECT_GT(j["frames_skipped_by_rate"].get<long>(), 0) << r.out;
+  EXPECT_LE(j["frames_dropped_by_server"].get<long>(), j["frames_received"].get<long>() / 10)
+      << r.out;
   // Frames arrive about every 33 ms.
   EXPECT_GT(j["frame_interval_ms"]["p50"].get<double>(), 20);
   EXPECT_LT(j["frame_interval_ms"]["p50"].get<double>(), 60);

@@ -332,7 +332,13 @@ TEST_F(Auth, CallsWithoutAValidTokenAreUnauthenticated) {
   EXPECT_EQ(reader->Finish().error_code(), grpc::StatusCode::UNAUTHENTICATED);
   // HTTP: health is open, metrics are an admin's.
   EXPECT_EQ(http_get(server_->http_port(), "/healthz").first, 200);
-  EXPECT_EQ(http_get(server_->http_port(), "/metrics").first, 401);
+  const auto anonymous_metrics = http_get(server_->http_port(), "/metrics");
+  EXPECT_EQ(anonymous_metrics.first, 401);
+  // Said for HTTP: a header, not gRPC metadata or softbody-client's --token-file.
+  EXPECT_NE(anonymous_metrics.second.find("send the HTTP header 'Authorization: Bearer TOKEN'"),
+            std::string::npos)
+      << anonymous_metrics.second;
+  EXPECT_EQ(anonymous_metrics.second.find("metadata"), std::string::npos);
   EXPECT_EQ(http_get(server_->http_port(), "/metrics", nullptr, "Bearer alice-secret").first, 403);
   const auto metrics = http_get(server_->http_port(), "/metrics", nullptr, "Bearer root-secret");
   EXPECT_EQ(metrics.first, 200);

@@ -2,6 +2,8 @@
 // body sharing, health and metrics, limits and malformed requests.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -422,10 +424,11 @@ TEST_F(Sessions, HealthServiceAndHttpEndpoints) {
   ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3).ok());
   const auto [code, metrics] = http_get(server_->http_port(), "/metrics");
   EXPECT_EQ(code, 200);
-  for (const char* name : {"softbody_sessions 1", "# TYPE softbody_step_duration_seconds histogram",
-                           "softbody_step_duration_seconds_bucket{le=\"+Inf\"}",
-                           "softbody_haptic_reply_seconds_count", "softbody_frames_dropped_total",
-                           "softbody_rollbacks_total", "softbody_real_time_factor_bucket"}) {
+  for (const char* name :
+       {"softbody_sessions 1", "# TYPE softbody_step_duration_seconds histogram",
+        "softbody_step_duration_seconds_bucket{le=\"+Inf\"}", "softbody_haptic_reply_seconds_count",
+        "softbody_frames_dropped_total", "softbody_frames_skipped_total",
+        "softbody_rollbacks_total", "softbody_real_time_factor_bucket"}) {
     EXPECT_NE(metrics.find(name), std::string::npos) << name;
   }
 }
@@ -442,6 +445,48 @@ TEST_F(Sessions, ASecondServerOnTheSameGrpcPortRefusesToStart) {
         << e.what();
   }
   EXPECT_TRUE(server_->alive());
+}
+
+// A mistyped --preload (./run.sh --preload nosuch) refuses to start, naming the scenes there are;
+// it logged preload_failed and served nothing. A scene file that does not build refuses too.
+// The last --preload wins (./run.sh passes one before the user's arguments).
+TEST(ServerStartup, APreloadThatCannotBeLoadedRefusesToStart) {
+  try {
+    server::ServerProcess refused(SOFTBODY_SERVER, SOFTBODY_SCENES, {"--preload", "nosuch"});
+    ADD_FAILURE() << "started with --preload nosuch: " << refused.log();
+  } catch (const std::runtime_error& e) {
+    const std::string why = e.what();
+    EXPECT_NE(why.find("exited at startup"), std::string::npos) << why;
+    EXPECT_NE(why.find("event=startup_failed"), std::string::npos) << why;
+    EXPECT_NE(why.find("--preload nosuch: no scene 'nosuch'"), std::string::npos) << why;
+    EXPECT_NE(why.find("available: cantilever, crush, default, knight, pull-up"), std::string::npos)
+        << why;
+  }
+
+  char pattern[] = "/tmp/softbody-preload-test-XXXXXX";
+  const std::string dir = mkdtemp(pattern);
+  std::ofstream(dir + "/broken.json")
+      << R"({"mesh": {"box": {"cells": [2, 2, 2], "size": [1, 1, 1]}},
+      "material": {"E": "soft"}})";
+  try {
+    server::ServerProcess refused(SOFTBODY_SERVER, SOFTBODY_SCENES,
+                                  {"--scenes", dir, "--preload", "broken"});
+    ADD_FAILURE() << "started with a broken preload scene: " << refused.log();
+  } catch (const std::runtime_error& e) {
+    const std::string why = e.what();
+    EXPECT_NE(why.find("--preload broken: "), std::string::npos) << why;
+    EXPECT_NE(why.find("/material/E"), std::string::npos) << why;
+  }
+  std::filesystem::remove_all(dir);
+
+  server::ServerProcess preloaded(SOFTBODY_SERVER, SOFTBODY_SCENES,
+                                  {"--preload", "nosuch", "--preload", "cantilever"});
+  v1::ListSessionsResponse listed;
+  grpc::ClientContext context;
+  ASSERT_TRUE(preloaded.stub()->ListSessions(&context, {}, &listed).ok());
+  ASSERT_EQ(listed.sessions_size(), 1);
+  EXPECT_EQ(listed.sessions(0).scene_name(), "cantilever");
+  EXPECT_EQ(preloaded.terminate(), 0);
 }
 
 }  // namespace
