@@ -17,8 +17,9 @@ int main(int argc, char** argv) {
   app.add_option("--server", servers,
                  "server address; a comma-separated list names other hosts of the cluster, "
                  "tried in turn when one goes away (e.g. drained: its sessions are restored by "
-                 "the host asked)")
-      ->capture_default_str();
+                 "the host asked; default: the SOFTBODY_SERVER environment variable, else this)")
+      ->capture_default_str()
+      ->envname("SOFTBODY_SERVER");
   app.add_flag("--follow-host", client_options.follow_host,
                "after 'create', talk to the host holding the session (clusters whose hosts run "
                "with --advertise-grpc behind one load-balanced address)");

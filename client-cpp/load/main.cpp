@@ -16,8 +16,10 @@ int main(int argc, char** argv) {
   CLI::App app{"softbody-load: load test a softbody-server through its gRPC API"};
   app.add_option("--server", o.server,
                  "server address; a comma-separated list names other hosts of the cluster, where "
-                 "the clients go on when one is drained (sessions restored from the store)")
-      ->capture_default_str();
+                 "the clients go on when one is drained (sessions restored from the store; "
+                 "default: the SOFTBODY_SERVER environment variable, else this)")
+      ->capture_default_str()
+      ->envname("SOFTBODY_SERVER");
   SecurityFlags security;
   add_security_flags(app, security);
   app.add_option("--scene", o.scene, "scene of every session (name or .json file)")

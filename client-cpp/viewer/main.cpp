@@ -179,7 +179,10 @@ int main(int argc, char** argv) {
   client::HapticLoopOptions loop_options;
   loop_options.placement.cpu = -2;  // the viewer shares the machine with its window
   CLI::App app{"softbody-viewer: watch and touch a live softbody session"};
-  app.add_option("--server", client_options.address, "server address")->capture_default_str();
+  app.add_option("--server", client_options.address,
+                 "server address (default: the SOFTBODY_SERVER environment variable, else this)")
+      ->capture_default_str()
+      ->envname("SOFTBODY_SERVER");
   client::SecurityFlags security;
   client::add_security_flags(app, security);
   app.add_option("SESSION", session, "session id (default: create one of --scene)");
