@@ -33,17 +33,12 @@ bool norm_is_zero(const Vec3Array& v) {
 ImplicitEuler::ImplicitEuler(std::shared_ptr<const SimulationModel> model)
     : Integrator(std::move(model)), force_workspace_(model_->forces->make_workspace()) {}
 
-void ImplicitEuler::load_solver_memory(const SimulationState& state) {
-  if (state.solver == solver_memory_) return;
-  linear_solver_.restore_state(state.solver);
-  solver_memory_ = state.solver;
-}
-
 bool ImplicitEuler::solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
                           const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats) {
   const double residual = stats.residual;
   const bool converged = stats.converged;
-  const bool ok = solve_step_velocity(*model_, a, b, warm, options, linear_solver_, x, stats);
+  const bool ok =
+      solve_step_velocity(*model_, a, b, warm, options, solver_cache_.solver(), x, stats);
   // Newton reports its own residual and convergence; the linear solves only their cost.
   stats.residual = residual;
   stats.converged = converged;
@@ -92,6 +87,16 @@ bool ImplicitEuler::newton(const SimulationState& state, double dt, StepStats& s
   int on_this_jacobian = 0;
   // Whether J was evaluated at the current iterate (the predictor differs from p_k unless v_k = 0).
   bool jacobian_current = norm_is_zero(v_);
+  // J at the current iterate; Theta starts over with it.
+  auto refresh_jacobian = [&] {
+    evaluate_at(state, dt, v_, true);
+    backward_euler_jacobian(m, dt, start, forces_, external_, jacobian_);
+    ++stats.jacobian_updates;
+    on_this_jacobian = 0;
+    last_step = 0;
+    jacobian_current = true;
+  };
+  const Vec3Array zero(n, Vec3::Zero());  // each correction's warm start
   for (int iteration = 0;; ++iteration) {
     const double relative = g_.norm() / scale;
     stats.residual = relative;
@@ -99,7 +104,6 @@ bool ImplicitEuler::newton(const SimulationState& state, double dt, StepStats& s
     if (relative <= newton_tolerance_) return true;
     if (iteration >= m.options.newton.max_iterations) return false;
     const Eigen::VectorXd minus_g = -g_;
-    Vec3Array zero(n, Vec3::Zero());
     if (!solve(jacobian_, minus_g, zero, solver_options_, dv_flat_, stats)) return false;
     ++stats.newton_iterations;
     ++on_this_jacobian;
@@ -118,12 +122,7 @@ bool ImplicitEuler::newton(const SimulationState& state, double dt, StepStats& s
       // No descent along this direction: a stale Jacobian is re-evaluated here and the iteration
       // repeated; a current one that fails means Newton cannot go on.
       if (jacobian_current) return false;
-      evaluate_at(state, dt, v_, true);
-      backward_euler_jacobian(m, dt, start, forces_, external_, jacobian_);
-      ++stats.jacobian_updates;
-      on_this_jacobian = 0;
-      last_step = 0;
-      jacobian_current = true;
+      refresh_jacobian();
       continue;
     }
     v_ = trial_v_;
@@ -131,14 +130,7 @@ bool ImplicitEuler::newton(const SimulationState& state, double dt, StepStats& s
     const double step = ls.step * dv_flat_.norm();
     const double theta = last_step > 0 ? step / last_step : 0;
     last_step = step;
-    if (on_this_jacobian >= kJacobianIterations && theta >= kSlowContraction) {
-      evaluate_at(state, dt, v_, true);
-      backward_euler_jacobian(m, dt, start, forces_, external_, jacobian_);
-      ++stats.jacobian_updates;
-      on_this_jacobian = 0;
-      last_step = 0;
-      jacobian_current = true;
-    }
+    if (on_this_jacobian >= kJacobianIterations && theta >= kSlowContraction) refresh_jacobian();
   }
 }
 
@@ -148,7 +140,7 @@ bool ImplicitEuler::linearized_fallback(SimulationState& state, double dt, StepS
   stats.residual = 0;
   stats.tolerance = fallback_solver_options_.tolerance;
   if (!solve_step_velocity(*model_, system_, rhs_, state.v, fallback_solver_options_,
-                           linear_solver_, solution_, stats))
+                           solver_cache_.solver(), solution_, stats))
     return false;
   advance_positions(state.p, solution_, dt, p_next_, v_next_);
   correct_nonlinearity(*model_, dt, forces_start_, system_, rhs_, *force_workspace_, forces_next_,
@@ -160,7 +152,7 @@ bool ImplicitEuler::attempt(SimulationState& state, double dt, bool /*correction
                             StepStats& stats) {
   const SimulationModel& m = *model_;
   t_next_ = state.t + dt;
-  load_solver_memory(state);
+  solver_cache_.load(state);
   auto t0 = Clock::now();
   evaluate_step_forces(m, loads_, state.p, t_next_, *force_workspace_, forces_start_,
                        external_start_);
@@ -172,13 +164,11 @@ bool ImplicitEuler::attempt(SimulationState& state, double dt, bool /*correction
 
   t0 = Clock::now();
   const bool converged = newton(state, dt, stats);
-  solver_memory_ = linear_solver_.save_state();
-  state.solver = solver_memory_;
+  solver_cache_.store(state);
   stats.solve_ms += ms_since(t0);
   if (!converged) {
     const bool ok = linearized_fallback(state, dt, stats);
-    solver_memory_ = linear_solver_.save_state();
-    state.solver = solver_memory_;
+    solver_cache_.store(state);
     return ok;
   }
   const auto n = static_cast<size_t>(m.topology->num_vertices());

@@ -14,6 +14,7 @@
 #pragma once
 
 #include "engine/sim/integrator.h"
+#include "engine/sim/solver_cache.h"
 #include "engine/sim/stages/step_forces.h"
 
 namespace softbody {
@@ -33,7 +34,6 @@ class ImplicitEuler final : public Integrator {
   bool linearized_fallback(SimulationState& state, double dt, StepStats& stats);
   // Forces (and with `stiffness` K) and external forces at p_k + dt v, and G there into g_.
   void evaluate_at(const SimulationState& state, double dt, const Vec3Array& v, bool stiffness);
-  void load_solver_memory(const SimulationState& state);
   bool solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
              const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats);
 
@@ -50,8 +50,7 @@ class ImplicitEuler final : public Integrator {
   Eigen::VectorXd rhs_, g_, dv_flat_, solution_;
   Vec3Array v_, trial_v_, p_trial_, p_next_, v_next_;
   ForceOutput forces_next_;
-  StepSolver linear_solver_;       // a cache of state.solver
-  StepSolverState solver_memory_;  // what linear_solver_ holds
+  SolverCache solver_cache_;  // the numeric factor, made again from state.solver when needed
 };
 
 }  // namespace softbody

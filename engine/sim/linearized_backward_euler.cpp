@@ -22,18 +22,12 @@ double ms_since(Clock::time_point start) {
 LinearizedBackwardEuler::LinearizedBackwardEuler(std::shared_ptr<const SimulationModel> model)
     : Integrator(std::move(model)), force_workspace_(model_->forces->make_workspace()) {}
 
-void LinearizedBackwardEuler::load_solver_memory(const SimulationState& state) {
-  if (state.solver == solver_memory_) return;
-  linear_solver_.restore_state(state.solver);
-  solver_memory_ = state.solver;
-}
-
 // One algU step of size dt (seed 000 eqs. 17-19), followed by algUNC when `correction` is set.
 bool LinearizedBackwardEuler::attempt(SimulationState& state, double dt, bool correction,
                                       StepStats& stats) {
   const SimulationModel& m = *model_;
   const double t_next = state.t + dt;
-  load_solver_memory(state);
+  StepSolver& solver = solver_cache_.load(state);
 
   auto t0 = Clock::now();
   evaluate_step_forces(m, loads_, state.p, t_next, *force_workspace_, forces_, external_);
@@ -45,12 +39,9 @@ bool LinearizedBackwardEuler::attempt(SimulationState& state, double dt, bool co
   stats.assembly_ms += ms_since(t0);
 
   t0 = Clock::now();
-  const bool solved = solve_step_velocity(m, system_, rhs_, state.v, solver_options_,
-                                          linear_solver_, velocity_, stats);
-  // The solver's memory moved on whether or not the attempt is kept (a rollback restores the
-  // state's, and load_solver_memory then the cache).
-  solver_memory_ = linear_solver_.save_state();
-  state.solver = solver_memory_;
+  const bool solved =
+      solve_step_velocity(m, system_, rhs_, state.v, solver_options_, solver, velocity_, stats);
+  solver_cache_.store(state);
   stats.solve_ms += ms_since(t0);
   if (!solved) return false;
 

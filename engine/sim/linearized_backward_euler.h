@@ -6,6 +6,7 @@
 #pragma once
 
 #include "engine/sim/integrator.h"
+#include "engine/sim/solver_cache.h"
 #include "engine/sim/stages/step_forces.h"
 
 namespace softbody {
@@ -19,9 +20,6 @@ class LinearizedBackwardEuler final : public Integrator {
 
  private:
   bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);
-  // Makes the solver's cache hold the state's solver memory (a no-op while the state is the one
-  // this integrator stepped last).
-  void load_solver_memory(const SimulationState& state);
 
   // Per step: the loads and solver options in force.
   StepLoads loads_;
@@ -33,10 +31,7 @@ class LinearizedBackwardEuler final : public Integrator {
   EdgeBlockMatrix system_;
   Eigen::VectorXd rhs_, velocity_;
   Vec3Array p_next_, v_next_;
-  // A cache of state.solver: the numeric factor itself, made again from the state's record when
-  // another state comes in (rollback, snapshot, another integrator's state).
-  StepSolver linear_solver_;
-  StepSolverState solver_memory_;  // what linear_solver_ holds
+  SolverCache solver_cache_;  // the numeric factor, made again from state.solver when needed
 };
 
 }  // namespace softbody
