@@ -94,9 +94,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 100000));
   app.add_option("--max-cpu-load", manager.max_cpu_load,
                  "admission: refuse new sessions once running ones take this share of the worker "
-                 "cores (their step time / dt, measured)")
+                 "cores (the CPU time of their steps per simulated second, measured; accepts "
+                 "again 10 % below); 0 turns CPU admission off")
       ->capture_default_str()
-      ->check(CLI::Range(0.05, 4.0));
+      ->check(CLI::Range(0.0, 4.0));
   app.add_option("--snapshot-store", manager.snapshot_store,
                  "folder (a shared volume in a cluster) where SIGTERM saves every session and "
                  "where a session this host does not hold is looked for; '' for none")

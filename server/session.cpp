@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/parallel/team_cpu_clock.h"
 #include "server/api_error.h"
 #include "server/logging.h"
 
@@ -46,7 +47,7 @@ nlohmann::json Session::document() const {
 }
 
 double Session::cpu_load() const {
-  return running ? cpu_load_.load() : 0.0;
+  return running ? cost_.load() : 0.0;
 }
 
 std::shared_ptr<const PublishedState> Session::latest() const {
@@ -64,19 +65,18 @@ void Session::step(double lag_s, bool scheduled) {
   StepInputs inputs = tool_inputs();
   inputs.tolerance = effective_tolerance_.load();
   StepStats stats;
+  double cpu_seconds = 0;
   {
     std::lock_guard lock(state_mutex_);
     if (scheduled && !running) return;
+    const double cpu_before = team_cpu_seconds();
     stats = integrator_->step(state_, inputs);
+    cpu_seconds = team_cpu_seconds() - cpu_before;
     total_rollbacks_ += stats.rolled_back;
     publish(state_, stats, real_time_factor(Clock::now(), state_.t));
   }
   adapt_tolerance(lag_s);
-  if (scheduled) {
-    const double load = stats.step_ms * 1e-3 / std::max(1e-6, dt());
-    const double old = cpu_load_.load();
-    cpu_load_ = old < 0 ? load : 0.95 * old + 0.05 * load;
-  }
+  if (scheduled) cost_.record(cpu_seconds, dt());
   metrics_.steps.fetch_add(1, std::memory_order_relaxed);
   metrics_.rollbacks.fetch_add(static_cast<std::uint64_t>(stats.rolled_back));
   if (stats.failed) {
@@ -278,6 +278,7 @@ void Session::update_settings(const SettingsUpdate& u) {
   integrator_ = make_integrator(model_);  // the state keeps every memory the old one had
   effective_tolerance_ = model_->options.solver.tolerance;
   rtf_window_.clear();
+  cost_.restart();  // the settings change what a step costs
   spdlog::info("event=settings_updated session={}", id_);
 }
 

@@ -17,6 +17,7 @@
 #include "engine/scene/scene.h"
 #include "engine/sim/integrator.h"
 #include "server/metrics.h"
+#include "server/step_cost.h"
 #include "server/subscriber.h"
 #include "server/tool.h"
 
@@ -118,8 +119,8 @@ class Session {
   IntegratorOptions options() const;
   nlohmann::json document() const;  // the scene with every settings change applied
   double effective_tolerance() const { return effective_tolerance_.load(); }
-  // The share of one core the session's real-time stepping takes (step time / dt, smoothed over
-  // about 20 steps); 0 while paused, negative until it has stepped (not yet measured).
+  // Cores the session's real-time stepping takes (its CPU seconds per simulated second over its
+  // recent steps, StepCostMeter); 0 while paused, negative until measured.
   double cpu_load() const;
   BoundingBox rest_bounds() const { return rest_bounds_; }
 
@@ -174,7 +175,7 @@ class Session {
   std::deque<std::pair<Clock::time_point, double>> rtf_window_;
   int on_time_steps_ = 0;
   std::atomic<double> effective_tolerance_{0};
-  std::atomic<double> cpu_load_{-1};
+  StepCostMeter cost_;
 
   mutable std::mutex published_mutex_;
   std::shared_ptr<const PublishedState> published_;

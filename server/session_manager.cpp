@@ -174,10 +174,22 @@ void SessionManager::check_admission() {
 }
 
 Capacity SessionManager::capacity_locked() const {
-  std::vector<std::shared_ptr<Session>> all;
-  for (const auto& [id, s] : sessions_) all.push_back(s);
-  return measure_capacity(all, {options_.max_sessions, options_.max_cpu_load, scheduler_.workers()},
-                          shutting_down_);
+  std::vector<SessionLoad> loads;
+  loads.reserve(sessions_.size());
+  for (const auto& [id, s] : sessions_) {
+    const auto published = s->latest();
+    // Sessions of one scene on one mesh cost alike: the key of the cost book.
+    loads.push_back({s->running.load(), s->cpu_load(),
+                     s->scene_name() + "#" + std::to_string(s->mesh().tets.size()),
+                     published ? published->real_time_factor : 0.0});
+  }
+  CapacityLimits limits;
+  limits.max_sessions = options_.max_sessions;
+  limits.max_cpu_load = options_.max_cpu_load;
+  limits.cores = scheduler_.workers();
+  const Capacity c = measure_capacity(loads, limits, shutting_down_, cpu_full_, cost_book_);
+  cpu_full_ = c.cpu_full;
+  return c;
 }
 
 Capacity SessionManager::capacity() const {

@@ -99,7 +99,7 @@ class SessionManager {
   // RESOURCE_EXHAUSTED (quota max_sessions) when `owner` holds the caller's quota of sessions.
   // Call with mutex_ held.
   void check_owner_quota(const Caller& caller, const std::string& owner);
-  Capacity capacity_locked() const;
+  Capacity capacity_locked() const;  // updates the hysteresis and the cost book
   std::shared_ptr<Session> adopt_from_store(const std::string& id);
   // Throws RESOURCE_EXHAUSTED naming `field` when the mesh exceeds --max-vertices/tetrahedra.
   void check_mesh_size(const TetMesh& mesh, const std::string& field);
@@ -115,6 +115,10 @@ class SessionManager {
   std::map<std::string, std::shared_ptr<Session>> sessions_;
   MovedSessions moved_;  // sessions handed to other hosts
   bool shutting_down_ = false;
+  // Admission's memory (capacity_locked, under mutex_): refusing for CPU until the load drops
+  // below the hysteresis, and what each scene costs on this host.
+  mutable bool cpu_full_ = false;
+  mutable SceneCostBook cost_book_;
   std::unique_ptr<SnapshotStore> store_;
   std::mutex adopt_mutex_;  // one store restore at a time (two requests for one drained session)
 

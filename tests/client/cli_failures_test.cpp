@@ -23,8 +23,7 @@ using test::run_process;
 class CliFailures : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_ = std::make_unique<server::ServerProcess>(
-        SOFTBODY_SERVER, SOFTBODY_SCENES,
+    server_ = std::make_unique<test::TestServer>(
         std::vector<std::string>{"--max-subscribers", "1", "--max-tools", "1"});
     client_ = std::make_unique<Client>(testing::options_for(*server_));
     auto created = client_->create_session("cantilever");
@@ -151,8 +150,7 @@ TEST(CliAuth, ToolsSendTheTokenFromAFileOrTheEnvironment) {
   EXPECT_EQ(entry.find(secret), std::string::npos);  // the entry holds only the hash
   std::ofstream(dir + "/tokens.json") << "{\"tokens\": [" << entry << "]}";
   std::ofstream(dir + "/alice.token") << secret << "\n";
-  server::ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES,
-                               {"--token-file", dir + "/tokens.json"});
+  test::TestServer server({"--token-file", dir + "/tokens.json"});
   const std::string cli = std::string(SOFTBODY_CLIENT) +
                           " --server 127.0.0.1:" + std::to_string(server.grpc_port()) + " ";
   auto refused = test::run_process(cli + "list");
@@ -194,8 +192,7 @@ TEST(CliAuth, HapticOverTheToolRateQuotaSaysSoAndFails) {
   std::ofstream(dir + "/tokens.json")
       << nlohmann::json{{"tokens", nlohmann::json::array({entry})}}.dump();
   std::ofstream(dir + "/dave.token") << made.out.substr(0, newline) << "\n";
-  server::ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES,
-                               {"--token-file", dir + "/tokens.json"});
+  test::TestServer server({"--token-file", dir + "/tokens.json"});
   const std::string cli = std::string(SOFTBODY_CLIENT) +
                           " --server 127.0.0.1:" + std::to_string(server.grpc_port()) +
                           " --token-file " + dir + "/dave.token ";

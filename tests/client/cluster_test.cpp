@@ -3,6 +3,8 @@
 // another host under the same id, exactly from their snapshot (step, state and solver state), and
 // the clients' subscriptions and tools follow them.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 #include <atomic>
 #include <filesystem>
@@ -61,8 +63,8 @@ void expect_same_state(const v1::Snapshot& a, const v1::Snapshot& b) {
 }
 
 TEST(Cluster, AMigratedSessionContinuesExactlyOnTheOtherHostAndItsStreamsFollow) {
-  server::ServerProcess a(SOFTBODY_SERVER, SOFTBODY_SCENES, {});
-  server::ServerProcess b(SOFTBODY_SERVER, SOFTBODY_SCENES, {});
+  test::TestServer a;
+  test::TestServer b;
   Client client(options_for(a));
   const std::string id = client.create_session("default", {}, true).value().id();
   ASSERT_TRUE(client.control(id, v1::CONTROL_ACTION_STEP, 30));
@@ -151,9 +153,9 @@ TEST(Cluster, HostsThatSpeakTlsMigrateOverTls) {
                                         dir + "/server.key"};
   std::vector<std::string> trusting = tls;
   trusting.insert(trusting.end(), {"--peer-tls-ca", dir + "/ca.pem"});
-  server::ServerProcess a(SOFTBODY_SERVER, SOFTBODY_SCENES, trusting);
-  server::ServerProcess untrusting(SOFTBODY_SERVER, SOFTBODY_SCENES, tls);
-  server::ServerProcess b(SOFTBODY_SERVER, SOFTBODY_SCENES, tls);
+  test::TestServer a(trusting);
+  test::TestServer untrusting(tls);
+  test::TestServer b(tls);
   const auto options = [&](const server::ServerProcess& s) {
     ClientOptions o = options_for(s);
     o.tls_ca_file = dir + "/ca.pem";
@@ -185,8 +187,8 @@ TEST(Cluster, SessionsDrainedOnSigtermAreRestoredByTheHostAskedNext) {
   const std::string store = temp_path("store");
   std::filesystem::remove_all(store);
   const std::vector<std::string> flags = {"--snapshot-store", store};
-  auto a = std::make_unique<server::ServerProcess>(SOFTBODY_SERVER, SOFTBODY_SCENES, flags);
-  auto b = std::make_unique<server::ServerProcess>(SOFTBODY_SERVER, SOFTBODY_SCENES, flags);
+  auto a = std::make_unique<test::TestServer>(flags);
+  auto b = std::make_unique<test::TestServer>(flags);
 
   ClientOptions options = options_for(*a);
   options.fallback_addresses = {address_of(*b)};
@@ -223,7 +225,7 @@ TEST(Cluster, SessionsDrainedOnSigtermAreRestoredByTheHostAskedNext) {
   EXPECT_EQ(b->terminate(), 0) << b->log();
   std::vector<std::string> adopt = flags;
   adopt.push_back("--adopt-stored");
-  server::ServerProcess c(SOFTBODY_SERVER, SOFTBODY_SCENES, adopt);
+  test::TestServer c(adopt);
   Client at_c(options_for(c));
   EXPECT_EQ(at_c.list_sessions().value().size(), 3u);
   expect_same_state(paused_before, at_c.snapshot(paused).value());
@@ -240,8 +242,8 @@ TEST(Cluster, ALoadRunGoesOnAtTheNextHostWhenItsHostDrains) {
   const std::string store = temp_path("load-store");
   std::filesystem::remove_all(store);
   const std::vector<std::string> flags = {"--snapshot-store", store};
-  auto a = std::make_unique<server::ServerProcess>(SOFTBODY_SERVER, SOFTBODY_SCENES, flags);
-  server::ServerProcess b(SOFTBODY_SERVER, SOFTBODY_SCENES, flags);
+  auto a = std::make_unique<test::TestServer>(flags);
+  test::TestServer b(flags);
 
   LoadOptions o;
   o.server = address_of(*a) + "," + address_of(b);
@@ -292,7 +294,7 @@ TEST(Cluster, ALoadRunGoesOnAtTheNextHostWhenItsHostDrains) {
 }
 
 TEST(Cluster, CapacityIsReportedAndAFullHostIsNotReady) {
-  server::ServerProcess s(SOFTBODY_SERVER, SOFTBODY_SCENES, {"--max-sessions", "2"});
+  test::TestServer s({"--max-sessions", "2"});
   Client client(options_for(s));
   EXPECT_EQ(server::http_get(s.http_port(), "/readyz").first, 200);
   ASSERT_TRUE(client.create_session("knight"));
@@ -320,19 +322,66 @@ TEST(Cluster, CapacityIsReportedAndAFullHostIsNotReady) {
   EXPECT_EQ(s.terminate(), 0) << s.log();
 }
 
-// CPU admission: with a tiny --max-cpu-load one running session fills the host.
+// CPU admission: with a tiny --max-cpu-load (a thousandth of a core, far below what any machine
+// steps a knight in) one running session fills the host.
 TEST(Cluster, AHostWhoseCpuIsFullRefusesNewSessions) {
-  server::ServerProcess s(SOFTBODY_SERVER, SOFTBODY_SCENES,
-                          {"--max-cpu-load", "0.05", "--workers", "1"});
+  test::TestServer s({"--max-cpu-load", "0.001", "--workers", "1"});
   Client client(options_for(s));
   ASSERT_TRUE(client.create_session("knight"));
-  ASSERT_TRUE(eventually([&] { return client.server_status().value().load_cores() >= 0.05; }));
+  ASSERT_TRUE(eventually([&] { return client.server_status().value().load_cores() >= 0.001; }));
   const auto refused = client.create_session("knight");
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, grpc::StatusCode::RESOURCE_EXHAUSTED);
   EXPECT_NE(refused.error().message.find("CPU is full"), std::string::npos)
       << refused.error().message;
   EXPECT_EQ(server::http_get(s.http_port(), "/readyz").first, 503);
+  EXPECT_EQ(s.terminate(), 0) << s.log();
+}
+
+// The default admission on this (2-core) host: a session's cost is its own CPU time after its
+// one-off start (analysis, first factorization), so sessions created back to back are not
+// refused for the start-up of the ones before.
+TEST(Cluster, EightKnightSessionsCreatedBackToBackAreAllAdmitted) {
+  test::TestServer s({"--max-cpu-load", "0.9"});
+  Client client(options_for(s));
+  for (int i = 0; i < 8; ++i) {
+    auto made = client.create_session("knight");
+    ASSERT_TRUE(made) << "session " << i + 1 << ": " << made.error().to_string();
+  }
+  EXPECT_EQ(s.terminate(), 0) << s.log();
+}
+
+// Busy loops on every core beside the server: wall-clock step times would double, the sessions'
+// CPU time does not, so the host still admits sessions.
+struct BusyLoops {
+  explicit BusyLoops(unsigned n) {
+    for (unsigned i = 0; i < n; ++i) {
+      const pid_t pid = fork();
+      if (pid == 0) {
+        execl("/bin/sh", "sh", "-c", "while :; do :; done", static_cast<char*>(nullptr));
+        _exit(127);
+      }
+      pids.push_back(pid);
+    }
+  }
+  ~BusyLoops() {
+    for (pid_t pid : pids) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+  std::vector<pid_t> pids;
+};
+
+TEST(Cluster, ABusyMachineDoesNotRefuseItsSessions) {
+  const BusyLoops busy(std::max(2u, std::thread::hardware_concurrency()));
+  test::TestServer s({"--max-cpu-load", "0.9"});
+  Client client(options_for(s));
+  ASSERT_TRUE(client.create_session("knight"));
+  // Once the first session is measured, a second is still admitted.
+  EXPECT_TRUE(eventually([&] { return client.server_status().value().load_cores() > 0; }));
+  auto second = client.create_session("knight");
+  EXPECT_TRUE(second) << second.error().to_string();
   EXPECT_EQ(s.terminate(), 0) << s.log();
 }
 

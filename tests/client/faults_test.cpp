@@ -38,8 +38,7 @@ pid_t spawn(const std::string& command) {
 class Faults : public ::testing::Test {
  protected:
   void SetUp() override {
-    server_ = std::make_unique<server::ServerProcess>(
-        SOFTBODY_SERVER, SOFTBODY_SCENES,
+    server_ = std::make_unique<test::TestServer>(
         std::vector<std::string>{"--max-subscribers", "16", "--max-tools", "4"});
     client_ = std::make_unique<Client>(testing::options_for(*server_, 5000));
     for (auto* id : {&victim_, &bystander_}) {
@@ -176,8 +175,7 @@ TEST_F(Faults, AServerStoppedAndContinuedCarriesOn) {
 TEST_F(Faults, GarbageOnTheTlsPortHarmsNothing) {
   const std::string dir = testing::temp_path("faults-tls");
   test::make_dev_certificates(dir);
-  server::ServerProcess tls(SOFTBODY_SERVER, SOFTBODY_SCENES,
-                            {"--tls-cert", dir + "/server.pem", "--tls-key", dir + "/server.key"});
+  test::TestServer tls({"--tls-cert", dir + "/server.pem", "--tls-key", dir + "/server.key"});
   // On both TLS ports (gRPC and HTTPS): a malformed TLS handshake, then plaintext HTTP/2 and
   // HTTP/1.1, then a half-open connection.
   for (const int port : {tls.grpc_port(), tls.http_port()}) {
@@ -219,8 +217,7 @@ TEST(FaultsStore, ASnapshotThatCannotBeWrittenLeavesNoPartialFile) {
     out << "#!/bin/sh\nulimit -f 128\ntrap '' XFSZ\nexec " << SOFTBODY_SERVER << " \"$@\"\n";
   }
   std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
-  server::ServerProcess server(wrapper, SOFTBODY_SCENES,
-                               {"--snapshot-store", dir + "/store", "--log-level", "info"});
+  test::TestServer server(wrapper, {"--snapshot-store", dir + "/store", "--log-level", "info"});
   Client client(testing::options_for(server));
   auto made = client.create_session("knight", {}, /*start_paused=*/true);
   ASSERT_TRUE(made) << made.error().to_string();

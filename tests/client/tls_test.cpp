@@ -36,9 +36,8 @@ TEST(Tls, ClientsSpeakTlsAndARenewedCertificateServesNewConnections) {
   fs::create_directories(dir + "/live");
   for (const char* f : {"server.pem", "server.key"})
     fs::copy_file(dir + "/first/" + f, dir + "/live/" + f);
-  server::ServerProcess server(SOFTBODY_SERVER, SOFTBODY_SCENES,
-                               {"--tls-cert", dir + "/live/server.pem", "--tls-key",
-                                dir + "/live/server.key", "--tls-reload-s", "1"});
+  test::TestServer server({"--tls-cert", dir + "/live/server.pem", "--tls-key",
+                           dir + "/live/server.key", "--tls-reload-s", "1"});
   EXPECT_NE(server.log().find("grpc_tls=on"), std::string::npos);
 
   Client client(tls_options(server.grpc_port(), dir + "/first/ca.pem"));

@@ -438,7 +438,7 @@ TEST_F(Sessions, HealthServiceAndHttpEndpoints) {
 TEST_F(Sessions, ASecondServerOnTheSameGrpcPortRefusesToStart) {
   const std::string taken = "127.0.0.1:" + std::to_string(server_->grpc_port());
   try {
-    server::ServerProcess second(SOFTBODY_SERVER, SOFTBODY_SCENES, {"--grpc", taken});
+    test::TestServer second({"--grpc", taken});
     ADD_FAILURE() << "a second server started on " << taken << ": " << second.log();
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot listen for gRPC on " + taken), std::string::npos)
@@ -452,7 +452,7 @@ TEST_F(Sessions, ASecondServerOnTheSameGrpcPortRefusesToStart) {
 // The last --preload wins (./run.sh passes one before the user's arguments).
 TEST(ServerStartup, APreloadThatCannotBeLoadedRefusesToStart) {
   try {
-    server::ServerProcess refused(SOFTBODY_SERVER, SOFTBODY_SCENES, {"--preload", "nosuch"});
+    test::TestServer refused({"--preload", "nosuch"});
     ADD_FAILURE() << "started with --preload nosuch: " << refused.log();
   } catch (const std::runtime_error& e) {
     const std::string why = e.what();
@@ -469,8 +469,7 @@ TEST(ServerStartup, APreloadThatCannotBeLoadedRefusesToStart) {
       << R"({"mesh": {"box": {"cells": [2, 2, 2], "size": [1, 1, 1]}},
       "material": {"E": "soft"}})";
   try {
-    server::ServerProcess refused(SOFTBODY_SERVER, SOFTBODY_SCENES,
-                                  {"--scenes", dir, "--preload", "broken"});
+    test::TestServer refused({"--scenes", dir, "--preload", "broken"});
     ADD_FAILURE() << "started with a broken preload scene: " << refused.log();
   } catch (const std::runtime_error& e) {
     const std::string why = e.what();
@@ -479,8 +478,7 @@ TEST(ServerStartup, APreloadThatCannotBeLoadedRefusesToStart) {
   }
   std::filesystem::remove_all(dir);
 
-  server::ServerProcess preloaded(SOFTBODY_SERVER, SOFTBODY_SCENES,
-                                  {"--preload", "nosuch", "--preload", "cantilever"});
+  test::TestServer preloaded({"--preload", "nosuch", "--preload", "cantilever"});
   v1::ListSessionsResponse listed;
   grpc::ClientContext context;
   ASSERT_TRUE(preloaded.stub()->ListSessions(&context, {}, &listed).ok());
