@@ -298,7 +298,14 @@ void Session::restore(const SessionSnapshot& snapshot) {
                                                " vertices, the scene " +
                                                std::to_string(state_.p.size()));
   }
+  const size_t memory = model_->viscous ? model_->viscous->memory_size() : 0;
+  if (!state.material_memory.empty() && state.material_memory.size() != memory) {
+    invalid_argument("snapshot.material_memory",
+                     "has " + std::to_string(state.material_memory.size()) +
+                         " values, the scene's material keeps " + std::to_string(memory));
+  }
   state_ = state;
+  cost_.restart();
   if (snapshot.effective_tolerance > 0)
     effective_tolerance_ =
         std::clamp(snapshot.effective_tolerance, model_->options.solver.tolerance,

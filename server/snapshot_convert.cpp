@@ -72,6 +72,8 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   for (const Vec3& v : snap.state.v) out.mutable_velocities()->Add(v.data(), v.data() + 3);
   out.set_effective_tolerance(snap.effective_tolerance);
   to_proto(snap.state.solver, *out.mutable_solver_state());
+  out.mutable_material_memory()->Add(snap.state.material_memory.begin(),
+                                     snap.state.material_memory.end());
   out.set_on_time_steps(snap.on_time_steps);
 }
 
@@ -99,6 +101,9 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
   state.step = in.step();
   snap.effective_tolerance = std::isfinite(in.effective_tolerance()) ? in.effective_tolerance() : 0;
   state.solver = solver_state_from_proto(in.solver_state(), n);
+  state.material_memory.assign(in.material_memory().begin(), in.material_memory().end());
+  for (double q : state.material_memory)
+    if (!std::isfinite(q)) invalid_argument("snapshot.material_memory", "holds a non-finite value");
   snap.on_time_steps = in.on_time_steps();
   return snap;
 }

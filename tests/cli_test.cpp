@@ -216,7 +216,7 @@ TEST(SimRun, DefaultSceneFollowsItsConvergedRunAndIsNotChaotic) {
 // residual 0.029). crush and pull-up are left out: they reproduce seed 000's fixed 400 QMR
 // iterations per step, as their descriptions say.
 TEST(SimRun, ConvergingShippedScenesMeetTheirTolerance) {
-  for (const char* scene : {"cantilever", "default", "knight"}) {
+  for (const char* scene : {"cantilever", "default", "knight", "liver-creep"}) {
     test::ProcessResult r =
         test::run_process(kSim + " run " + kScenes + "/" + scene + ".json --steps 30 --json");
     ASSERT_EQ(r.exit_code, 0) << scene << ": " << r.err;

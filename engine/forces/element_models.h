@@ -16,6 +16,12 @@ namespace softbody {
 // slivers, see stvk_edge.h).
 void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
                      double mu, unsigned what, ElementContribution& c);
+// The same law plus a constant second Piola-Kirchhoff prestress S0 (symmetric): S = S0 + lambda
+// tr(E) I + 2 mu E. lambda may be negative (a deviatoric law has lambda = -2 mu / 3). The step
+// form of the viscous stress (viscoelastic.h) is of this shape.
+void stvk_tl_element_prestressed(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
+                                 double lambda, double mu, const Mat3& prestress, unsigned what,
+                                 ElementContribution& c);
 
 // One tetrahedron of the corotational model: energy psi = mu |S - I|_F^2 + lambda/2 tr(S - I)^2
 // with F = R S the polar decomposition; its gradient is the familiar corotated force

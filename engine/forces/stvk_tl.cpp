@@ -7,8 +7,13 @@
 
 namespace softbody {
 
-void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
-                     double mu, unsigned what, ElementContribution& c) {
+namespace {
+
+// With a prestress S0 the stress is S = S0 + lambda tr(E) I + 2 mu E and the energy density
+// S0 : E + mu |E|^2 + lambda/2 tr(E)^2; K gains nothing else (S enters its geometric term).
+template <bool kPrestressed>
+void stvk_tl_kernel(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                    double mu, const Mat3* prestress, unsigned what, ElementContribution& c) {
   const Mat3 f = deformation_gradient(p, tet, g);
   const Mat3 e = 0.5 * (f.transpose() * f - Mat3::Identity());
   const double tr = e.trace();
@@ -16,6 +21,10 @@ void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& 
   s.diagonal().array() += lambda * tr;
   const double v = g.volume;
   c.energy = v * (mu * e.squaredNorm() + 0.5 * lambda * tr * tr);
+  if constexpr (kPrestressed) {
+    s += *prestress;
+    c.energy += v * prestress->cwiseProduct(e).sum();
+  }
   std::array<Vec3, 4> s_alpha, a;
   for (size_t i = 0; i < 4; ++i) {
     s_alpha[i] = s * g.shape_gradient[i];
@@ -38,6 +47,19 @@ void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& 
     c.edge[k] =
         block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
   }
+}
+
+}  // namespace
+
+void stvk_tl_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                     double mu, unsigned what, ElementContribution& c) {
+  stvk_tl_kernel<false>(p, tet, g, lambda, mu, nullptr, what, c);
+}
+
+void stvk_tl_element_prestressed(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
+                                 double lambda, double mu, const Mat3& prestress, unsigned what,
+                                 ElementContribution& c) {
+  stvk_tl_kernel<true>(p, tet, g, lambda, mu, &prestress, what, c);
 }
 
 }  // namespace softbody

@@ -11,6 +11,7 @@
 #include "engine/mesh/reorder.h"
 #include "engine/mesh/validation.h"
 #include "engine/scene/json_reader.h"
+#include "engine/scene/viscous_section.h"
 
 namespace softbody {
 namespace {
@@ -259,7 +260,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
              "robustness", "dt", "duration", "gravity", "fixed", "anchors", "obstacles"});
   JsonReader mesh_section = root.object("mesh");
   JsonReader mat = root.object("material");
-  mat.only({"E", "nu", "density", "model", "volumetric"});
+  mat.only({"E", "nu", "density", "model", "volumetric", "viscoelastic", "rate_damping"});
   auto build_body = [&]() -> std::shared_ptr<const SceneBody> {
     auto body = std::make_shared<SceneBody>();
     body->mesh = read_mesh(mesh_section, base_dir, sources.uploaded_mesh, body->permutation);
@@ -281,6 +282,10 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
       mat.fail(mat.has("volumetric") ? "volumetric" : "model", e.what());
     }
     if (!(material.density > 0)) mat.fail("density", "must be > 0");
+    ViscousMaterial viscous = read_viscous_material(mat, material);
+    if (!viscous.empty())
+      body->viscous = std::make_shared<const ViscousModel>(body->topology, body->mesh.vertices,
+                                                           std::move(viscous));
     mat.finish();
     body->mass = lumped_masses(body->mesh, material.density);
     return body;
@@ -299,6 +304,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   auto model = std::make_shared<SimulationModel>();
   model->topology = body.topology;
   model->forces = body.forces;
+  model->viscous = body.viscous;
   model->rest = mesh.vertices;
   model->mass = body.mass;
 
@@ -314,6 +320,12 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     o.alpha = d.number("alpha", 0);
     o.beta = d.number("beta", 0);
     if (o.alpha < 0 || o.beta < 0) d.fail(o.alpha < 0 ? "alpha" : "beta", "must be >= 0");
+    // beta multiplies the tangent, which for a viscous material holds the viscous one too.
+    if (o.beta != 0 && model->viscous)
+      d.fail("beta",
+             "must be 0 with material.viscoelastic or material.rate_damping: the "
+             "material's own viscosity replaces stiffness-proportional damping (alpha "
+             "stays available)");
     d.finish();
   }
   if (root.has("integrator")) {

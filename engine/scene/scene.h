@@ -26,6 +26,7 @@ struct SceneBody {
   MeshPermutation permutation;  // file vertex numbering -> simulated numbering
   std::shared_ptr<const MeshTopology> topology;
   std::shared_ptr<const ForceModel> forces;
+  std::shared_ptr<const ViscousModel> viscous;  // null for an elastic material
   std::vector<double> mass;
   std::string model_name;  // force model, material and volumetric term, for output (energy density)
   Material material;

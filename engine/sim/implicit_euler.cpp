@@ -31,7 +31,7 @@ bool norm_is_zero(const Vec3Array& v) {
 }  // namespace
 
 ImplicitEuler::ImplicitEuler(std::shared_ptr<const SimulationModel> model)
-    : Integrator(std::move(model)), force_workspace_(model_->forces->make_workspace()) {}
+    : Integrator(std::move(model)), internal_(*model_) {}
 
 bool ImplicitEuler::solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
                           const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats) {
@@ -51,8 +51,7 @@ void ImplicitEuler::evaluate_at(const SimulationState& state, double dt, const V
   const size_t n = v.size();
   p_trial_.resize(n);
   for (size_t i = 0; i < n; ++i) p_trial_[i] = state.p[i] + dt * v[i];
-  m.forces->evaluate(p_trial_, kEvalForces | (stiffness ? kEvalStiffness : 0u), *force_workspace_,
-                     forces_);
+  internal_.evaluate(p_trial_, kEvalForces | (stiffness ? kEvalStiffness : 0u), forces_);
   evaluate_external_forces(loads_.anchors, loads_.obstacles, m.mass, m.gravity, p_trial_, t_next_,
                            external_);
   // The velocity-proportional part (contact damping, friction, anchor damping) is lagged: B_H and
@@ -143,9 +142,11 @@ bool ImplicitEuler::linearized_fallback(SimulationState& state, double dt, StepS
                            solver_cache_.solver(), solution_, stats))
     return false;
   advance_positions(state.p, solution_, dt, p_next_, v_next_);
-  correct_nonlinearity(*model_, dt, forces_start_, system_, rhs_, *force_workspace_, forces_next_,
-                       p_next_, v_next_, stats);
-  return accept_update(*model_, p_next_, v_next_, t_next_, state, stats);
+  correct_nonlinearity(*model_, dt, forces_start_, system_, rhs_, internal_, forces_next_, p_next_,
+                       v_next_, stats);
+  if (!accept_update(*model_, p_next_, v_next_, t_next_, state, stats)) return false;
+  internal_.commit(state);
+  return true;
 }
 
 bool ImplicitEuler::attempt(SimulationState& state, double dt, bool /*correction*/,
@@ -154,8 +155,8 @@ bool ImplicitEuler::attempt(SimulationState& state, double dt, bool /*correction
   t_next_ = state.t + dt;
   solver_cache_.load(state);
   auto t0 = Clock::now();
-  evaluate_step_forces(m, loads_, state.p, t_next_, *force_workspace_, forces_start_,
-                       external_start_);
+  internal_.begin(state, dt);
+  evaluate_step_forces(m, loads_, state.p, t_next_, internal_, forces_start_, external_start_);
   stats.forces_ms += ms_since(t0);
   stats.contacts = external_start_.contacts;
   t0 = Clock::now();
@@ -176,7 +177,9 @@ bool ImplicitEuler::attempt(SimulationState& state, double dt, bool /*correction
   for (size_t i = 0; i < n; ++i) p_next_[i] = state.p[i] + dt * v_[i];
   v_next_ = v_;
   stats.contacts = external_.contacts;
-  return accept_update(m, p_next_, v_next_, t_next_, state, stats);
+  if (!accept_update(m, p_next_, v_next_, t_next_, state, stats)) return false;
+  internal_.commit(state);
+  return true;
 }
 
 StepStats ImplicitEuler::step(SimulationState& state, const StepInputs& inputs) {

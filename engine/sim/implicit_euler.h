@@ -43,7 +43,7 @@ class ImplicitEuler final : public Integrator {
   double newton_tolerance_ = 0;
   double t_next_ = 0;
   // Scratch.
-  std::unique_ptr<ForceWorkspace> force_workspace_;
+  StepInternalForces internal_;
   ForceOutput forces_start_, forces_;  // at p_k; at the current iterate
   ExternalForceOutput external_start_, external_;
   EdgeBlockMatrix system_, jacobian_;  // A at p_k (the fallback's); J in use

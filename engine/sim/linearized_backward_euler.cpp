@@ -20,7 +20,7 @@ double ms_since(Clock::time_point start) {
 }  // namespace
 
 LinearizedBackwardEuler::LinearizedBackwardEuler(std::shared_ptr<const SimulationModel> model)
-    : Integrator(std::move(model)), force_workspace_(model_->forces->make_workspace()) {}
+    : Integrator(std::move(model)), internal_(*model_) {}
 
 // One algU step of size dt (seed 000 eqs. 17-19), followed by algUNC when `correction` is set.
 bool LinearizedBackwardEuler::attempt(SimulationState& state, double dt, bool correction,
@@ -30,7 +30,8 @@ bool LinearizedBackwardEuler::attempt(SimulationState& state, double dt, bool co
   StepSolver& solver = solver_cache_.load(state);
 
   auto t0 = Clock::now();
-  evaluate_step_forces(m, loads_, state.p, t_next, *force_workspace_, forces_, external_);
+  internal_.begin(state, dt);
+  evaluate_step_forces(m, loads_, state.p, t_next, internal_, forces_, external_);
   stats.forces_ms += ms_since(t0);
   stats.contacts = external_.contacts;
 
@@ -48,11 +49,13 @@ bool LinearizedBackwardEuler::attempt(SimulationState& state, double dt, bool co
   advance_positions(state.p, velocity_, dt, p_next_, v_next_);
   if (correction) {
     t0 = Clock::now();
-    correct_nonlinearity(m, dt, forces_, system_, rhs_, *force_workspace_, forces_next_, p_next_,
-                         v_next_, stats);
+    correct_nonlinearity(m, dt, forces_, system_, rhs_, internal_, forces_next_, p_next_, v_next_,
+                         stats);
     stats.correction_ms += ms_since(t0);
   }
-  return accept_update(m, p_next_, v_next_, t_next, state, stats);
+  if (!accept_update(m, p_next_, v_next_, t_next, state, stats)) return false;
+  internal_.commit(state);
+  return true;
 }
 
 StepStats LinearizedBackwardEuler::step(SimulationState& state, const StepInputs& inputs) {

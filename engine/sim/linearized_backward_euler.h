@@ -25,7 +25,7 @@ class LinearizedBackwardEuler final : public Integrator {
   StepLoads loads_;
   SolverOptions solver_options_;
   // Scratch, reused between steps for its memory only.
-  std::unique_ptr<ForceWorkspace> force_workspace_;
+  StepInternalForces internal_;
   ForceOutput forces_, forces_next_;
   ExternalForceOutput external_;
   EdgeBlockMatrix system_;

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "engine/forces/force_model.h"
+#include "engine/forces/viscoelastic.h"
 #include "engine/sim/external_forces.h"
 #include "engine/sim/integrator_options.h"
 #include "engine/solvers/step_solver.h"
@@ -16,6 +17,9 @@ namespace softbody {
 struct SimulationModel {
   std::shared_ptr<const MeshTopology> topology;
   std::shared_ptr<const ForceModel> forces;
+  // Viscous stresses of the material (Prony series, bulk viscosity, rate damping); null for a
+  // purely elastic body. Their memory is the state's material_memory.
+  std::shared_ptr<const ViscousModel> viscous;
   Vec3Array rest;
   std::vector<double> mass;         // lumped, per vertex [kg]
   std::vector<std::uint8_t> fixed;  // per vertex: held at zero velocity
@@ -47,6 +51,9 @@ struct SimulationState {
   // The linear solver's memory: the matrix of the factor it reuses and its refresh history. Only
   // the path of the solves depends on it, but a continuation is bit-identical only with it.
   StepSolverState solver;
+  // Per-element material memory: the Prony terms' memory tensors (ViscousModel, 6 values per term
+  // per element); empty for an elastic body or one that never deformed.
+  std::vector<double> material_memory;
 };
 
 SimulationState rest_state(const SimulationModel& model);

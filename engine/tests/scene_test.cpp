@@ -136,6 +136,56 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
       << build_error(doc);
 }
 
+TEST(Scene, ViscoelasticMaterial) {
+  nlohmann::json doc = minimal_scene();
+  doc["material"]["viscoelastic"] = {
+      {"prony", {{{"mu", 3000}, {"tau", 0.05}}, {{"mu", 1500}, {"tau", 2}}}}};
+  doc["material"]["rate_damping"] = {{"mu", 4}};
+  Scene s = build_scene(doc, "t", ".");
+  ASSERT_TRUE(s.model->viscous);
+  const ViscousMaterial& v = s.model->viscous->material();
+  ASSERT_EQ(v.prony.size(), 2u);
+  EXPECT_DOUBLE_EQ(v.prony[1].mu, 1500);
+  EXPECT_DOUBLE_EQ(v.prony[1].tau, 2);
+  EXPECT_DOUBLE_EQ(v.bulk_viscosity, s.body->material.lambda() * 0.01);  // lambda / 100
+  EXPECT_DOUBLE_EQ(v.rate_mu, 4);
+  EXPECT_EQ(v.rate_lambda, 0);
+  EXPECT_EQ(s.model->viscous->memory_size(),
+            12u * static_cast<size_t>(s.model->topology->num_tets()));
+  EXPECT_FALSE(build_scene(minimal_scene(), "t", ".").model->viscous);
+
+  // In millimetres a viscosity in N s / mm^2 is a million times one in Pa s.
+  nlohmann::json mm = doc;
+  mm["units"] = "mm";
+  mm["material"]["viscoelastic"]["bulk_viscosity"] = 1e-4;
+  EXPECT_NEAR(build_scene(mm, "t", ".").model->viscous->material().bulk_viscosity, 100, 1e-9);
+
+  nlohmann::json bad = doc;
+  bad["material"]["viscoelastic"]["prony"][1]["tau"] = 0;
+  EXPECT_NE(build_error(bad).find("/material/viscoelastic/prony/1/tau: must be > 0"),
+            std::string::npos)
+      << build_error(bad);
+  bad = doc;
+  bad["material"]["viscoelastic"]["prony"] = nlohmann::json::array();
+  EXPECT_NE(build_error(bad).find("/material/viscoelastic/prony: needs at least one"),
+            std::string::npos)
+      << build_error(bad);
+  bad = doc;
+  bad["material"]["rate_damping"]["mu"] = -1;
+  EXPECT_NE(build_error(bad).find("/material/rate_damping/mu: must be >= 0"), std::string::npos)
+      << build_error(bad);
+  bad = doc;
+  bad["material"]["viscoelastic"]["prony"][0]["G"] = 1;
+  EXPECT_NE(build_error(bad).find("/material/viscoelastic/prony/0/G: unknown key"),
+            std::string::npos)
+      << build_error(bad);
+  bad = doc;
+  bad["damping"] = {{"beta", 0.01}};
+  EXPECT_NE(build_error(bad).find("/damping/beta: must be 0 with material.viscoelastic"),
+            std::string::npos)
+      << build_error(bad);
+}
+
 TEST(Scene, OverridesSetValuesByPath) {
   nlohmann::json doc = minimal_scene();
   apply_override(doc, "solver.type=cg", "t");

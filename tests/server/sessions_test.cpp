@@ -2,6 +2,7 @@
 // body sharing, health and metrics, limits and malformed requests.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -153,6 +154,32 @@ TEST_F(Sessions, AnImplicitEulerSessionReportsNewtonAndContinuesIdentically) {
   EXPECT_FALSE(info.last_step().newton_fallback());
   EXPECT_TRUE(info.last_step().tolerance_met());
   EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 30), 1e-4);
+}
+
+// A viscoelastic session (the shipped liver-creep: three Prony terms, Newton): the snapshot
+// carries the Prony memory of every element, so the restored session relaxes exactly as the
+// original; a memory of the wrong size is refused naming the field; reset forgets the memory.
+TEST_F(Sessions, AViscoelasticSessionContinuesIdenticallyWithItsMemory) {
+  auto stub = server_->stub();
+  const v1::SessionInfo a = create_session(*stub, "liver-creep", true);
+  ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_STEP, 20).ok());
+  v1::Snapshot snap = snapshot(*stub, a.id());
+  ASSERT_GT(snap.material_memory_size(), 0);
+  EXPECT_TRUE(std::any_of(snap.material_memory().begin(), snap.material_memory().end(),
+                          [](double q) { return q != 0; }));
+  EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 20), 1e-5);
+
+  snap.mutable_material_memory()->RemoveLast();
+  v1::CreateSessionRequest restore;
+  *restore.mutable_snapshot() = snap;
+  v1::SessionInfo restored;
+  const grpc::Status status = stub->CreateSession(context().get(), restore, &restored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(status.error_message().find("snapshot.material_memory"), std::string::npos)
+      << status.error_message();
+
+  ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_RESET).ok());
+  EXPECT_EQ(snapshot(*stub, a.id()).material_memory_size(), 0);
 }
 
 // auto reuses a factor made before the snapshot: the snapshot carries the matrix it was made from
@@ -459,7 +486,8 @@ TEST(ServerStartup, APreloadThatCannotBeLoadedRefusesToStart) {
     EXPECT_NE(why.find("exited at startup"), std::string::npos) << why;
     EXPECT_NE(why.find("event=startup_failed"), std::string::npos) << why;
     EXPECT_NE(why.find("--preload nosuch: no scene 'nosuch'"), std::string::npos) << why;
-    EXPECT_NE(why.find("available: cantilever, crush, default, knight, pull-up"), std::string::npos)
+    EXPECT_NE(why.find("available: cantilever, crush, default, knight, liver-creep, pull-up"),
+              std::string::npos)
         << why;
   }
 

@@ -6,13 +6,13 @@ namespace softbody {
 
 void correct_nonlinearity(const SimulationModel& m, double dt, const ForceOutput& forces,
                           const EdgeBlockMatrix& a, const Eigen::VectorXd& b,
-                          ForceWorkspace& workspace, ForceOutput& forces_next, Vec3Array& p_next,
+                          StepInternalForces& internal, ForceOutput& forces_next, Vec3Array& p_next,
                           Vec3Array& v_next, StepStats& stats) {
   const IntegratorOptions& o = m.options;
   const MeshTopology& topo = *m.topology;
   const auto n = static_cast<size_t>(topo.num_vertices());
   const double denom = dt + o.beta;
-  m.forces->evaluate(p_next, kEvalForces, workspace, forces_next);
+  internal.evaluate(p_next, kEvalForces, forces_next);
   Vec3Array kv;
   forces.K.multiply(topo, v_next, kv);
   for (size_t v = 0; v < n; ++v) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "engine/sim/simulation.h"
+#include "engine/sim/stages/internal_forces.h"
 
 namespace softbody {
 
@@ -13,7 +14,7 @@ namespace softbody {
 // step's forces at p_k and its system; `forces_next` is scratch for F(p_{k+1}).
 void correct_nonlinearity(const SimulationModel& model, double dt, const ForceOutput& forces,
                           const EdgeBlockMatrix& a, const Eigen::VectorXd& b,
-                          ForceWorkspace& workspace, ForceOutput& forces_next, Vec3Array& p_next,
+                          StepInternalForces& internal, ForceOutput& forces_next, Vec3Array& p_next,
                           Vec3Array& v_next, StepStats& stats);
 
 }  // namespace softbody

@@ -10,9 +10,9 @@ StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs) {
 }
 
 void evaluate_step_forces(const SimulationModel& model, const StepLoads& loads, const Vec3Array& p,
-                          double t_next, ForceWorkspace& workspace, ForceOutput& forces,
+                          double t_next, StepInternalForces& internal, ForceOutput& forces,
                           ExternalForceOutput& external) {
-  model.forces->evaluate(p, kEvalForces | kEvalStiffness, workspace, forces);
+  internal.evaluate(p, kEvalForces | kEvalStiffness, forces);
   evaluate_external_forces(loads.anchors, loads.obstacles, model.mass, model.gravity, p, t_next,
                            external);
 }

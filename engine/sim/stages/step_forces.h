@@ -3,6 +3,7 @@
 #pragma once
 
 #include "engine/sim/simulation.h"
+#include "engine/sim/stages/internal_forces.h"
 
 namespace softbody {
 
@@ -14,7 +15,7 @@ struct StepLoads {
 StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs);
 
 void evaluate_step_forces(const SimulationModel& model, const StepLoads& loads, const Vec3Array& p,
-                          double t_next, ForceWorkspace& workspace, ForceOutput& forces,
+                          double t_next, StepInternalForces& internal, ForceOutput& forces,
                           ExternalForceOutput& external);
 
 }  // namespace softbody
