@@ -11,8 +11,13 @@
 namespace softbody {
 
 void ForceModel::prepare_output(unsigned what, ForceOutput& out, bool zero) const {
+  prepare_force_output(*topology_, what, out, zero);
+}
+
+void prepare_force_output(const MeshTopology& topology, unsigned what, ForceOutput& out,
+                          bool zero) {
   out.energy = 0;
-  const Index nv = topology_->num_vertices(), ne = topology_->num_edges();
+  const Index nv = topology.num_vertices(), ne = topology.num_edges();
   if (what & kEvalForces) out.f.resize(static_cast<size_t>(nv));
   if (what & kEvalStiffness) out.K.resize(nv, ne);
   if (!zero) return;

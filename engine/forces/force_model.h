@@ -66,6 +66,10 @@ class ForceModel {
   std::shared_ptr<const MeshTopology> topology_;
 };
 
+// Sizes the requested outputs of `out` for `topology` and, when `zero`, clears them.
+void prepare_force_output(const MeshTopology& topology, unsigned what, ForceOutput& out,
+                          bool zero = true);
+
 // Model names: "stvk-edge", "stvk-tl", "nsn", "corotational".
 std::unique_ptr<ForceModel> make_force_model(const std::string& name,
                                              std::shared_ptr<const MeshTopology> topology,

@@ -65,12 +65,17 @@ void ViscousMaterial::check() const {
 }
 
 ViscousModel::ViscousModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
-                           ViscousMaterial material)
+                           ViscousMaterial material, const Material* stvk_elastic)
     : topology_(std::move(topology)),
       geometry_(compute_rest_geometry(rest, topology_->tets())),
       coloring_(color_tets(*topology_)),
       material_(std::move(material)) {
   material_.check();
+  if (stvk_elastic) {
+    fused_ = true;
+    elastic_lambda_ = stvk_elastic->lambda();
+    elastic_mu_ = stvk_elastic->mu();
+  }
 }
 
 void ViscousModel::begin_step(const Vec3Array& p_start, const std::vector<double>& memory,
@@ -116,6 +121,20 @@ void ViscousModel::add(const Vec3Array& p, const ViscousStep& step, unsigned wha
                     [&](Index t, unsigned w, ElementContribution& c) {
                       const auto i = static_cast<size_t>(t);
                       stvk_tl_element_prestressed(p, tets[i], geometry_[i], step.lambda, step.mu,
+                                                  step.prestress[i], w, c);
+                    });
+}
+
+void ViscousModel::evaluate_with_elastic(const Vec3Array& p, const ViscousStep& step, unsigned what,
+                                         ElementWorkspace& workspace, ForceOutput& out) const {
+  if (!fused_) throw std::logic_error("evaluate_with_elastic: the elastic law is not StVK");
+  prepare_force_output(*topology_, what, out);
+  const auto& tets = topology_->tets();
+  const double lambda = elastic_lambda_ + step.lambda, mu = elastic_mu_ + step.mu;
+  assemble_elements(*topology_, coloring_, what, workspace, out,
+                    [&](Index t, unsigned w, ElementContribution& c) {
+                      const auto i = static_cast<size_t>(t);
+                      stvk_tl_element_prestressed(p, tets[i], geometry_[i], lambda, mu,
                                                   step.prestress[i], w, c);
                     });
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "engine/forces/element_assembly.h"
+#include "engine/forces/material.h"
 #include "engine/forces/rest_geometry.h"
 
 namespace softbody {
@@ -55,8 +56,10 @@ struct ViscousStep {
 
 class ViscousModel {
  public:
+  // `stvk_elastic`: the elastic law when it is the total-Lagrangian StVK ("stvk-tl"); the two
+  // then add up to one prestressed StVK element per tetrahedron (evaluate_with_elastic).
   ViscousModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
-               ViscousMaterial material);
+               ViscousMaterial material, const Material* stvk_elastic = nullptr);
   const ViscousMaterial& material() const { return material_; }
   // Memory values per element (6 per Prony term: the upper triangle of q_i).
   int memory_per_element() const { return 6 * static_cast<int>(material_.prony.size()); }
@@ -71,6 +74,12 @@ class ViscousModel {
   // Adds the step's viscous energy, forces and tangent at p to `out` (sized by the elastic model).
   void add(const Vec3Array& p, const ViscousStep& step, unsigned what, ElementWorkspace& workspace,
            ForceOutput& out) const;
+  // Whether evaluate_with_elastic can stand in for the elastic model plus add().
+  bool fuses_elastic() const { return fused_; }
+  // Fills `out` (as ForceModel::evaluate does) with the StVK elastic law and the step's viscous
+  // stress in one pass over the elements: what the two cost apart in one.
+  void evaluate_with_elastic(const Vec3Array& p, const ViscousStep& step, unsigned what,
+                             ElementWorkspace& workspace, ForceOutput& out) const;
   // The memory after the step ended at p_end (sized to memory_size()).
   void update_memory(const Vec3Array& p_end, const ViscousStep& step,
                      std::vector<double>& memory) const;
@@ -80,6 +89,8 @@ class ViscousModel {
   std::vector<TetRestGeometry> geometry_;
   TetColoring coloring_;
   ViscousMaterial material_;
+  bool fused_ = false;
+  double elastic_lambda_ = 0, elastic_mu_ = 0;
 };
 
 }  // namespace softbody

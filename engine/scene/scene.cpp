@@ -284,8 +284,10 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     if (!(material.density > 0)) mat.fail("density", "must be > 0");
     ViscousMaterial viscous = read_viscous_material(mat, material);
     if (!viscous.empty())
-      body->viscous = std::make_shared<const ViscousModel>(body->topology, body->mesh.vertices,
-                                                           std::move(viscous));
+      body->viscous = std::make_shared<const ViscousModel>(
+          body->topology, body->mesh.vertices, std::move(viscous),
+          body->model_name == "stvk-tl" && body->volumetric == VolumetricKind::kNone ? &material
+                                                                                     : nullptr);
     mat.finish();
     body->mass = lumped_masses(body->mesh, material.density);
     return body;

@@ -81,6 +81,41 @@ TEST(Viscoelastic, StepForcesAndTangentMatchFiniteDifferences) {
     EXPECT_LT((with_rates.f[v] - memory_only.f[v]).norm(), 1e-9 * (1 + memory_only.f[v].norm()));
 }
 
+// With the StVK elastic law the two add up to one prestressed StVK element: the fused pass equals
+// the elastic model plus the viscous one, to rounding.
+TEST(Viscoelastic, TheFusedStvkPassEqualsElasticPlusViscous) {
+  const TetMesh mesh = make_box_mesh({.nx = 3, .ny = 2, .nz = 2, .size = Vec3(0.2, 0.1, 0.1)});
+  auto topology = std::make_shared<const MeshTopology>(mesh);
+  const Material elastic{2e4, 0.45, 1000};
+  const ViscousModel fused(topology, mesh.vertices, liver_like(), &elastic);
+  const ViscousModel apart(topology, mesh.vertices, liver_like());
+  ASSERT_TRUE(fused.fuses_elastic());
+  ASSERT_FALSE(apart.fuses_elastic());
+  const auto stvk = make_force_model("stvk-tl", topology, mesh.vertices, elastic);
+  std::vector<double> memory;
+  ViscousStep step;
+  const Vec3Array p1 = random_smooth_deformation(mesh.vertices, 0.05, 5);
+  fused.begin_step(mesh.vertices, memory, 0.02, step);
+  fused.update_memory(p1, step, memory);
+  fused.begin_step(p1, memory, 0.02, step);
+  const Vec3Array p = random_smooth_deformation(mesh.vertices, 0.07, 6);
+  ElementWorkspace workspace;
+  ForceOutput one_pass, two_passes = stvk->evaluate(p, kEvalAll);
+  fused.evaluate_with_elastic(p, step, kEvalAll, workspace, one_pass);
+  apart.add(p, step, kEvalAll, workspace, two_passes);
+  EXPECT_NEAR(one_pass.energy, two_passes.energy, 1e-12 * std::abs(two_passes.energy));
+  double f_scale = 0, k_scale = 0;
+  for (const Vec3& f : two_passes.f) f_scale = std::max(f_scale, f.norm());
+  for (const Mat3& k : two_passes.K.edge_blocks) k_scale = std::max(k_scale, k.norm());
+  for (size_t v = 0; v < p.size(); ++v)
+    EXPECT_LT((one_pass.f[v] - two_passes.f[v]).norm(), 1e-12 * f_scale);
+  for (size_t e = 0; e < two_passes.K.edge_blocks.size(); ++e)
+    EXPECT_LT((one_pass.K.edge_blocks[e] - two_passes.K.edge_blocks[e]).norm(), 1e-12 * k_scale);
+  for (size_t v = 0; v < p.size(); ++v)
+    EXPECT_LT((one_pass.K.vertex_blocks[v] - two_passes.K.vertex_blocks[v]).norm(),
+              1e-12 * k_scale);
+}
+
 // A shear ramped in over one step and then held: each term's memory is the closed-form
 // q_i(t) = g_i dev E exp(-(t - h)/tau_i) of a linear ramp over [0, h], to rounding.
 TEST(Viscoelastic, HeldShearRelaxesAsThePronySeries) {

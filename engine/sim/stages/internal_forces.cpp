@@ -10,6 +10,10 @@ void StepInternalForces::begin(const SimulationState& state, double dt) {
 }
 
 void StepInternalForces::evaluate(const Vec3Array& p, unsigned what, ForceOutput& out) {
+  if (model_.viscous && model_.viscous->fuses_elastic()) {
+    model_.viscous->evaluate_with_elastic(p, viscous_step_, what, viscous_workspace_, out);
+    return;
+  }
   model_.forces->evaluate(p, what, *elastic_workspace_, out);
   if (model_.viscous) model_.viscous->add(p, viscous_step_, what, viscous_workspace_, out);
 }
