@@ -74,6 +74,14 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   to_proto(snap.state.solver, *out.mutable_solver_state());
   out.mutable_material_memory()->Add(snap.state.material_memory.begin(),
                                      snap.state.material_memory.end());
+  const SimulationState::History& history = snap.state.history;
+  for (size_t k = 0; k < history.p.size(); ++k) {
+    for (const Vec3& p : history.p[k]) out.mutable_history_positions()->Add(p.data(), p.data() + 3);
+    for (const Vec3& v : history.v[k])
+      out.mutable_history_velocities()->Add(v.data(), v.data() + 3);
+  }
+  out.set_history_dt(history.dt);
+  out.set_history_time(history.t);
   out.set_on_time_steps(snap.on_time_steps);
 }
 
@@ -104,6 +112,30 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
   state.material_memory.assign(in.material_memory().begin(), in.material_memory().end());
   for (double q : state.material_memory)
     if (!std::isfinite(q)) invalid_argument("snapshot.material_memory", "holds a non-finite value");
+  const size_t per_state = 3 * n;
+  const auto history_values = static_cast<size_t>(in.history_positions_size());
+  if (history_values % per_state != 0 || history_values > 2 * per_state ||
+      in.history_velocities_size() != in.history_positions_size()) {
+    invalid_argument("snapshot.history_positions", "needs 0, 1 or 2 states of 3 x " +
+                                                       std::to_string(n) +
+                                                       " positions, and as many velocities");
+  }
+  for (size_t k = 0; k < history_values / per_state; ++k) {
+    Vec3Array p(n), v(n);
+    for (size_t i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c) {
+        const int at = static_cast<int>(k * per_state + 3 * i) + c;
+        p[i][c] = in.history_positions(at);
+        v[i][c] = in.history_velocities(at);
+      }
+      if (!p[i].allFinite() || !v[i].allFinite())
+        invalid_argument("snapshot.history_positions", "holds a non-finite value");
+    }
+    state.history.p.push_back(std::move(p));
+    state.history.v.push_back(std::move(v));
+  }
+  state.history.dt = in.history_dt();
+  state.history.t = state.history.p.empty() ? -1 : in.history_time();
   snap.on_time_steps = in.on_time_steps();
   return snap;
 }

@@ -18,6 +18,8 @@ constexpr double kMinTimeStep = 1e-4, kMaxTimeStep = 0.1;
 enum class IntegratorType {
   kLinearizedBackwardEuler,  // seed 000 algU + algUNC: one linear solve per step
   kImplicitEuler,            // backward Euler solved by inexact simplified Newton (seed 001 §4)
+  kBdf2,                     // BDF of order 2, the same Newton
+  kBdf3,                     // BDF of order 3, the same Newton
 };
 
 // Newton iterations on the nonlinear step equations (implicit-euler).

@@ -2,7 +2,7 @@
 // server's settings and the docs take their names from here.
 #include <stdexcept>
 
-#include "engine/sim/implicit_euler.h"
+#include "engine/sim/bdf_newton.h"
 #include "engine/sim/integrator.h"
 #include "engine/sim/linearized_backward_euler.h"
 
@@ -20,10 +20,17 @@ std::unique_ptr<Integrator> make(std::shared_ptr<const SimulationModel> model) {
   return std::make_unique<T>(std::move(model));
 }
 
+template <int kOrder>
+std::unique_ptr<Integrator> make_bdf(std::shared_ptr<const SimulationModel> model) {
+  return std::make_unique<BdfNewton>(std::move(model), kOrder);
+}
+
 constexpr IntegratorEntry kIntegrators[] = {
     {IntegratorType::kLinearizedBackwardEuler, "linearized-backward-euler",
      make<LinearizedBackwardEuler>},
-    {IntegratorType::kImplicitEuler, "implicit-euler", make<ImplicitEuler>},
+    {IntegratorType::kImplicitEuler, "implicit-euler", make_bdf<1>},
+    {IntegratorType::kBdf2, "bdf2", make_bdf<2>},
+    {IntegratorType::kBdf3, "bdf3", make_bdf<3>},
 };
 
 const IntegratorEntry& entry(IntegratorType type) {

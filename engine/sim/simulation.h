@@ -54,6 +54,16 @@ struct SimulationState {
   // Per-element material memory: the Prony terms' memory tensors (ViscousModel, 6 values per term
   // per element); empty for an elastic body or one that never deformed.
   std::vector<double> material_memory;
+  // The multistep integrators' history (BDF): positions and velocities of the states before this
+  // one, newest first, all dt apart. Valid only for the state it was recorded with (t == its t)
+  // and the same dt: a new dt, a retry with substeps or another integrator's step restart BDF at
+  // order 1.
+  struct History {
+    std::vector<Vec3Array> p, v;  // p[0] = p_{n-1}, p[1] = p_{n-2}
+    double dt = 0;
+    double t = -1;  // the time of the state it belongs to
+    bool operator==(const History&) const = default;
+  } history;
 };
 
 SimulationState rest_state(const SimulationModel& model);
@@ -99,6 +109,7 @@ struct StepStats {
   int jacobian_updates = 0;
   int line_search_backtracks = 0;
   bool newton_fallback = false;
+  int bdf_order = 0;    // the BDF order the step ran at (0: not a BDF integrator)
   int rolled_back = 0;  // attempts discarded (non-finite or over max_speed)
   int substeps = 1;     // of the accepted attempt
   bool failed = false;  // every attempt was rolled back: positions kept, velocities zeroed

@@ -120,7 +120,7 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
 
   doc["integrator"] = {{"type", "verlet"}};
   EXPECT_NE(build_error(doc).find("/integrator/type: unknown integrator 'verlet' "
-                                  "(linearized-backward-euler, implicit-euler)"),
+                                  "(linearized-backward-euler, implicit-euler, bdf2, bdf3)"),
             std::string::npos)
       << build_error(doc);
   doc["integrator"] = {{"newton", {{"forcing", 1.5}}}};

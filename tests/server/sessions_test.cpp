@@ -156,15 +156,19 @@ TEST_F(Sessions, AnImplicitEulerSessionReportsNewtonAndContinuesIdentically) {
   EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 30), 1e-4);
 }
 
-// A viscoelastic session (the shipped liver-creep: three Prony terms, Newton): the snapshot
-// carries the Prony memory of every element, so the restored session relaxes exactly as the
-// original; a memory of the wrong size is refused naming the field; reset forgets the memory.
+// A viscoelastic BDF(3) session (the shipped liver-creep: three Prony terms, Newton): the
+// snapshot carries the Prony memory of every element and BDF's history, so the restored session
+// relaxes exactly as the original (at order 3 from its first step); a memory of the wrong size is
+// refused naming the field; reset forgets the memory.
 TEST_F(Sessions, AViscoelasticSessionContinuesIdenticallyWithItsMemory) {
   auto stub = server_->stub();
   const v1::SessionInfo a = create_session(*stub, "liver-creep", true);
   ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_STEP, 20).ok());
   v1::Snapshot snap = snapshot(*stub, a.id());
   ASSERT_GT(snap.material_memory_size(), 0);
+  // BDF(3): the two states before this one, 3 values per vertex each.
+  EXPECT_EQ(snap.history_positions_size(), 2 * snap.positions_size());
+  EXPECT_EQ(snap.history_dt(), 0.02);
   EXPECT_TRUE(std::any_of(snap.material_memory().begin(), snap.material_memory().end(),
                           [](double q) { return q != 0; }));
   EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 20), 1e-5);

@@ -1,4 +1,4 @@
-#include "engine/sim/implicit_euler.h"
+#include "engine/sim/bdf_newton.h"
 
 #include <algorithm>
 #include <chrono>
@@ -24,17 +24,29 @@ double ms_since(Clock::time_point start) {
 constexpr int kJacobianIterations = 4;
 constexpr double kSlowContraction = 1e-3;
 
+// BDF of order k in velocity form: p_{n+1} = sum_j a_j p_{n-j} + beta h v_{n+1} and
+// M (v_{n+1} - sum_j a_j v_{n-j}) = beta h F(p_{n+1}, v_{n+1}).
+struct BdfFormula {
+  double beta;
+  double history[3];  // a_0 (for p_n), a_1 (p_{n-1}), a_2 (p_{n-2})
+};
+constexpr BdfFormula kBdfFormulas[] = {
+    {1.0, {1.0, 0.0, 0.0}},
+    {2.0 / 3.0, {4.0 / 3.0, -1.0 / 3.0, 0.0}},
+    {6.0 / 11.0, {18.0 / 11.0, -9.0 / 11.0, 2.0 / 11.0}},
+};
+
 bool norm_is_zero(const Vec3Array& v) {
   return std::all_of(v.begin(), v.end(), [](const Vec3& x) { return x.isZero(0); });
 }
 
 }  // namespace
 
-ImplicitEuler::ImplicitEuler(std::shared_ptr<const SimulationModel> model)
-    : Integrator(std::move(model)), internal_(*model_) {}
+BdfNewton::BdfNewton(std::shared_ptr<const SimulationModel> model, int order)
+    : Integrator(std::move(model)), order_(std::clamp(order, 1, 3)), internal_(*model_) {}
 
-bool ImplicitEuler::solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
-                          const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats) {
+bool BdfNewton::solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
+                      const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats) {
   const double residual = stats.residual;
   const bool converged = stats.converged;
   const bool ok =
@@ -45,8 +57,8 @@ bool ImplicitEuler::solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, co
   return ok;
 }
 
-void ImplicitEuler::evaluate_at(const SimulationState& state, double dt, const Vec3Array& v,
-                                bool stiffness) {
+void BdfNewton::evaluate_at(const SimulationState& state, double dt, const Vec3Array& v,
+                            bool stiffness) {
   const SimulationModel& m = *model_;
   const size_t n = v.size();
   p_trial_.resize(n);
@@ -63,7 +75,7 @@ void ImplicitEuler::evaluate_at(const SimulationState& state, double dt, const V
   backward_euler_residual(m, dt, {state.p, state.v, forces_start_.K}, v, forces_, external_, g_);
 }
 
-bool ImplicitEuler::newton(const SimulationState& state, double dt, StepStats& stats) {
+bool BdfNewton::newton(const SimulationState& state, double dt, StepStats& stats) {
   const SimulationModel& m = *model_;
   const auto n = static_cast<size_t>(m.topology->num_vertices());
   const StepStart start{state.p, state.v, forces_start_.K};
@@ -133,56 +145,104 @@ bool ImplicitEuler::newton(const SimulationState& state, double dt, StepStats& s
   }
 }
 
-bool ImplicitEuler::linearized_fallback(SimulationState& state, double dt, StepStats& stats) {
+bool BdfNewton::linearized_fallback(SimulationState& state, double h, StepStats& stats) {
   stats.newton_fallback = true;
   stats.converged = true;
   stats.residual = 0;
   stats.tolerance = fallback_solver_options_.tolerance;
-  if (!solve_step_velocity(*model_, system_, rhs_, state.v, fallback_solver_options_,
+  if (!solve_step_velocity(*model_, system_, rhs_, start_.v, fallback_solver_options_,
                            solver_cache_.solver(), solution_, stats))
     return false;
-  advance_positions(state.p, solution_, dt, p_next_, v_next_);
-  correct_nonlinearity(*model_, dt, forces_start_, system_, rhs_, internal_, forces_next_, p_next_,
+  advance_positions(start_.p, solution_, h, p_next_, v_next_);
+  correct_nonlinearity(*model_, h, forces_start_, system_, rhs_, internal_, forces_next_, p_next_,
                        v_next_, stats);
+  return accept(state, stats);
+}
+
+int BdfNewton::usable_order(const SimulationState& state, double dt) const {
+  const SimulationState::History& history = state.history;
+  const bool valid = history.t == state.t && history.dt == dt;
+  const int entries = valid ? static_cast<int>(history.p.size()) : 0;
+  return std::min(order_, 1 + entries);
+}
+
+void BdfNewton::form_start(const SimulationState& state, int order) {
+  const BdfFormula& formula = kBdfFormulas[static_cast<size_t>(order - 1)];
+  const size_t n = state.p.size();
+  start_.p.resize(n);
+  start_.v.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    Vec3 p = formula.history[0] * state.p[i], v = formula.history[0] * state.v[i];
+    for (int j = 1; j < order; ++j) {
+      p += formula.history[j] * state.history.p[static_cast<size_t>(j - 1)][i];
+      v += formula.history[j] * state.history.v[static_cast<size_t>(j - 1)][i];
+    }
+    start_.p[i] = p;
+    start_.v[i] = v;
+  }
+}
+
+bool BdfNewton::accept(SimulationState& state, StepStats& stats) {
+  const double t_start = state.t;
+  Vec3Array previous_p, previous_v;
+  if (order_ > 1) {
+    previous_p = state.p;
+    previous_v = state.v;
+  }
   if (!accept_update(*model_, p_next_, v_next_, t_next_, state, stats)) return false;
   internal_.commit(state);
+  SimulationState::History& history = state.history;
+  if (order_ == 1) {
+    history = {};
+    return true;
+  }
+  if (!(history.t == t_start && history.dt == step_dt_)) history = {};
+  history.p.insert(history.p.begin(), std::move(previous_p));
+  history.v.insert(history.v.begin(), std::move(previous_v));
+  history.p.resize(std::min(history.p.size(), static_cast<size_t>(order_ - 1)));
+  history.v.resize(history.p.size());
+  history.dt = step_dt_;
+  history.t = state.t;
   return true;
 }
 
-bool ImplicitEuler::attempt(SimulationState& state, double dt, bool /*correction*/,
-                            StepStats& stats) {
+bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, StepStats& stats) {
   const SimulationModel& m = *model_;
   t_next_ = state.t + dt;
+  step_dt_ = dt;
+  const int order = usable_order(state, dt);
+  stats.bdf_order = order;
+  form_start(state, order);
+  // BDF's step equations are backward Euler's from (p^, v^) with the step beta dt.
+  const double h = kBdfFormulas[static_cast<size_t>(order - 1)].beta * dt;
   solver_cache_.load(state);
   auto t0 = Clock::now();
   internal_.begin(state, dt);
-  evaluate_step_forces(m, loads_, state.p, t_next_, internal_, forces_start_, external_start_);
+  evaluate_step_forces(m, loads_, start_.p, t_next_, internal_, forces_start_, external_start_);
   stats.forces_ms += ms_since(t0);
   stats.contacts = external_start_.contacts;
   t0 = Clock::now();
-  assemble_step_system(m, dt, forces_start_, external_start_, state.v, system_, rhs_);
+  assemble_step_system(m, h, forces_start_, external_start_, start_.v, system_, rhs_);
   stats.assembly_ms += ms_since(t0);
 
   t0 = Clock::now();
-  const bool converged = newton(state, dt, stats);
+  const bool converged = newton(start_, h, stats);
   solver_cache_.store(state);
   stats.solve_ms += ms_since(t0);
   if (!converged) {
-    const bool ok = linearized_fallback(state, dt, stats);
+    const bool ok = linearized_fallback(state, h, stats);
     solver_cache_.store(state);
     return ok;
   }
   const auto n = static_cast<size_t>(m.topology->num_vertices());
   p_next_.resize(n);
-  for (size_t i = 0; i < n; ++i) p_next_[i] = state.p[i] + dt * v_[i];
+  for (size_t i = 0; i < n; ++i) p_next_[i] = start_.p[i] + h * v_[i];
   v_next_ = v_;
   stats.contacts = external_.contacts;
-  if (!accept_update(m, p_next_, v_next_, t_next_, state, stats)) return false;
-  internal_.commit(state);
-  return true;
+  return accept(state, stats);
 }
 
-StepStats ImplicitEuler::step(SimulationState& state, const StepInputs& inputs) {
+StepStats BdfNewton::step(SimulationState& state, const StepInputs& inputs) {
   const auto start = Clock::now();
   const IntegratorOptions& o = model_->options;
   loads_ = step_loads(*model_, inputs);

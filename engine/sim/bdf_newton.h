@@ -1,0 +1,70 @@
+// Backward differentiation formulas of order 1 (backward Euler: "implicit-euler"), 2 and 3 ("bdf2",
+// "bdf3") on the nonlinear equations, solved by inexact simplified Newton (seed 001 §4.3). In
+// velocity form BDF-k's step is backward Euler's (engine/sim/stages/backward_euler_residual.h)
+// from the combined start p^ = sum_j a_j p_{n-j}, v^ = sum_j a_j v_{n-j} with the step beta h, so
+// one Newton serves all three. The previous states come from SimulationState::history; a step with
+// no valid history (the first, after a new dt, a retry with substeps, another integrator) runs at
+// the highest order it has history for, starting at 1. Newton: an extrapolated predictor v = v_k;
+// each iteration solves J dv = -G to the forcing term eta with the shared StepSolver (whose reused
+// factor serves all iterations), then an Armijo line search on |G|^2. The Jacobian (K at the
+// current iterate) is re-evaluated only when convergence is slow: after 4 iterations on the same
+// Jacobian with a contraction Theta = |s_k| / |s_{k-1}| >= 1e-3, or when the line search fails on a
+// stale one. The StepSolver decides on its own when the matrix it is handed has drifted enough to
+// refactor; this class decides only when to hand it a new matrix.
+//
+// Because the answer is the root of G, not of a modified matrix, a definiteness fix in the
+// solver (A + sigma I) changes the iterations, never the converged step. A step that does not
+// converge in max_iterations falls back to the linearized step with correction and says so
+// (StepStats::newton_fallback); no step is rejected for Newton's sake.
+#pragma once
+
+#include "engine/sim/integrator.h"
+#include "engine/sim/solver_cache.h"
+#include "engine/sim/stages/step_forces.h"
+
+namespace softbody {
+
+class BdfNewton final : public Integrator {
+ public:
+  // `order`: 1 (backward Euler), 2 or 3.
+  BdfNewton(std::shared_ptr<const SimulationModel> model, int order);
+  StepStats step(SimulationState& state, const StepInputs& inputs = {}) override;
+  const EdgeBlockMatrix* system_matrix() const override { return &jacobian_; }
+  const Eigen::VectorXd* system_rhs() const override { return &rhs_; }
+
+ private:
+  bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);
+  // Newton on G(v) = 0 from the predictor; true when converged (v_ then holds the answer).
+  bool newton(const SimulationState& state, double dt, StepStats& stats);
+  // The linearized step with correction from the start, its forces already evaluated.
+  bool linearized_fallback(SimulationState& state, double h, StepStats& stats);
+  // The highest order the state's history allows for a step of dt (at most order_).
+  int usable_order(const SimulationState& state, double dt) const;
+  // start_ (p^, v^) from the state and its history.
+  void form_start(const SimulationState& state, int order);
+  // Accepts p_next_, v_next_ into the state: memory and history move with it.
+  bool accept(SimulationState& state, StepStats& stats);
+  // Forces (and with `stiffness` K) and external forces at p_k + dt v, and G there into g_.
+  void evaluate_at(const SimulationState& state, double dt, const Vec3Array& v, bool stiffness);
+  bool solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
+             const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats);
+
+  const int order_;
+  StepLoads loads_;
+  SolverOptions solver_options_;           // Newton's linear solves: tolerance eta
+  SolverOptions fallback_solver_options_;  // the linearized fallback's
+  double newton_tolerance_ = 0;
+  double t_next_ = 0, step_dt_ = 0;
+  SimulationState start_;  // p^, v^ of the attempt (only p and v are used)
+  // Scratch.
+  StepInternalForces internal_;
+  ForceOutput forces_start_, forces_;  // at p_k; at the current iterate
+  ExternalForceOutput external_start_, external_;
+  EdgeBlockMatrix system_, jacobian_;  // A at p_k (the fallback's); J in use
+  Eigen::VectorXd rhs_, g_, dv_flat_, solution_;
+  Vec3Array v_, trial_v_, p_trial_, p_next_, v_next_;
+  ForceOutput forces_next_;
+  SolverCache solver_cache_;  // the numeric factor, made again from state.solver when needed
+};
+
+}  // namespace softbody
