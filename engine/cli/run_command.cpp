@@ -45,6 +45,7 @@ nlohmann::ordered_json step_json(const StepStats& s) {
   j["jacobian_updates"] = s.jacobian_updates;
   j["line_search_backtracks"] = s.line_search_backtracks;
   j["newton_fallback"] = s.newton_fallback;
+  if (s.bdf_order > 0) j["bdf_order"] = s.bdf_order;
   j["rolled_back"] = s.rolled_back;
   j["substeps"] = s.substeps;
   j["failed"] = s.failed;
