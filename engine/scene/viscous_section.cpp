@@ -20,11 +20,43 @@ double non_negative(JsonReader& r, const std::string& key, double fallback, int 
 
 }  // namespace
 
-ViscousMaterial read_viscous_material(JsonReader& mat, const Material& elastic) {
+std::optional<ConstantQFit> read_constant_q(JsonReader& mat) {
+  if (!mat.has("viscoelastic")) return std::nullopt;
+  JsonReader ve = mat.object("viscoelastic");
+  if (!ve.has("constant_q")) return std::nullopt;
+  if (ve.has("prony")) ve.fail("constant_q", "give either prony or constant_q, not both");
+  JsonReader cq = ve.object("constant_q");
+  cq.only({"Q", "mu", "frequency", "terms"});
+  ConstantQ target;
+  target.quality = positive(cq, "Q", 0);
+  target.modulus = positive(cq, "mu", kPerArea);
+  target.frequency = cq.number("frequency", target.frequency);
+  if (!(target.frequency >= target.band_low && target.frequency <= target.band_high))
+    cq.fail("frequency", "must lie in [0.1, 10000] Hz (the band the Prony terms are fitted over)");
+  target.terms = cq.integer("terms", target.terms);
+  if (target.terms < 1 || target.terms > 8) cq.fail("terms", "must lie in [1, 8]");
+  cq.finish();
+  ConstantQFit fit = fit_constant_q(target);
+  if (!(fit.long_term > 0))
+    cq.fail("Q", "the fit has no long-term modulus (Q too low for the band): raise Q");
+  return fit;
+}
+
+ViscousMaterial read_viscous_material(JsonReader& mat, const Material& elastic,
+                                      const std::optional<ConstantQFit>& constant_q) {
   ViscousMaterial out;
-  if (mat.has("viscoelastic")) {
+  if (constant_q) {
     JsonReader ve = mat.object("viscoelastic");
-    ve.only({"prony", "bulk_viscosity"});
+    ve.only({"constant_q", "bulk_viscosity"});
+    ve.raw("constant_q");  // read by read_constant_q
+    out.prony = constant_q->prony;
+    const double length = mat.length();
+    out.bulk_viscosity =
+        non_negative(ve, "bulk_viscosity", elastic.lambda() * 0.01 * length * length, kPerArea);
+    ve.finish();
+  } else if (mat.has("viscoelastic")) {
+    JsonReader ve = mat.object("viscoelastic");
+    ve.only({"prony", "constant_q", "bulk_viscosity"});
     const nlohmann::json& terms = ve.array("prony");
     if (terms.empty()) ve.fail("prony", "needs at least one {\"mu\", \"tau\"} term");
     if (terms.size() > 8) ve.fail("prony", "at most 8 terms");

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "engine/forces/constant_q.h"
 #include "engine/tests/test_support.h"
 
 namespace softbody {
@@ -182,6 +183,37 @@ TEST(Scene, ViscoelasticMaterial) {
   bad = doc;
   bad["damping"] = {{"beta", 0.01}};
   EXPECT_NE(build_error(bad).find("/damping/beta: must be 0 with material.viscoelastic"),
+            std::string::npos)
+      << build_error(bad);
+}
+
+// constant_q: three Prony terms fitted to Q and |G| at a frequency; the fit's long-term shear
+// modulus is the elastic law's (E = 2 mu_0 (1 + nu)), so the scene gives no E.
+TEST(Scene, ConstantQMaterial) {
+  nlohmann::json doc = minimal_scene();
+  doc["material"].erase("E");
+  doc["material"]["nu"] = 0.45;
+  doc["material"]["viscoelastic"] = {{"constant_q", {{"Q", 4.8}, {"mu", 2500}, {"frequency", 2}}}};
+  Scene s = build_scene(doc, "t", ".");
+  ASSERT_TRUE(s.model->viscous);
+  const ConstantQFit fit = fit_constant_q({.quality = 4.8, .modulus = 2500, .frequency = 2});
+  EXPECT_EQ(s.model->viscous->material().prony.size(), fit.prony.size());
+  EXPECT_NEAR(s.body->material.mu(), fit.long_term, 1e-9 * fit.long_term);
+  EXPECT_NEAR(s.body->material.youngs_modulus, 2 * fit.long_term * 1.45, 1e-9);
+
+  nlohmann::json bad = doc;
+  bad["material"]["E"] = 1e4;
+  EXPECT_NE(build_error(bad).find("/material/E: not with viscoelastic.constant_q"),
+            std::string::npos)
+      << build_error(bad);
+  bad = doc;
+  bad["material"]["viscoelastic"]["constant_q"]["frequency"] = 5e4;
+  EXPECT_NE(build_error(bad).find("/material/viscoelastic/constant_q/frequency: must lie in"),
+            std::string::npos)
+      << build_error(bad);
+  bad = doc;
+  bad["material"]["viscoelastic"]["prony"] = {{{"mu", 1}, {"tau", 1}}};
+  EXPECT_NE(build_error(bad).find("/material/viscoelastic/constant_q: give either prony or"),
             std::string::npos)
       << build_error(bad);
 }
