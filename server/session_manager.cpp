@@ -388,6 +388,7 @@ std::shared_ptr<Session> SessionManager::find_for(const Caller& caller, const st
 
 std::shared_ptr<Session> SessionManager::find(const std::string& id) {
   if (id.empty()) invalid_argument("session_id", "is required");
+  std::optional<v1::SessionMoved> moved;
   {
     std::lock_guard lock(mutex_);
     auto it = sessions_.find(id);
@@ -395,17 +396,18 @@ std::shared_ptr<Session> SessionManager::find(const std::string& id) {
       it->second->touch();
       return it->second;
     }
-    if (auto m = moved_.find(id, MovedSessions::Clock::now())) {
-      const v1::SessionMoved& moved = *m;
-      const grpc::Status status = v1::status_with_moved(
-          grpc::StatusCode::NOT_FOUND,
-          "session_id: session '" + id + "' moved to " +
-              (moved.grpc_address().empty() ? "another host" : moved.grpc_address()),
-          moved);
-      throw ApiError(status);
-    }
+    if (auto m = moved_.find(id, MovedSessions::Clock::now())) moved = *m;
   }
+  // A session that left for another host may have come back to the shared store since (that host
+  // drained): the store is asked before the tombstone answers.
   if (auto adopted = adopt_from_store(id)) return adopted;
+  if (moved) {
+    throw ApiError(v1::status_with_moved(
+        grpc::StatusCode::NOT_FOUND,
+        "session_id: session '" + id + "' moved to " +
+            (moved->grpc_address().empty() ? "another host" : moved->grpc_address()),
+        *moved));
+  }
   throw ApiError(grpc::StatusCode::NOT_FOUND, "session_id: no session '" + id + "'");
 }
 

@@ -236,6 +236,37 @@ TEST(Cluster, SessionsDrainedOnSigtermAreRestoredByTheHostAskedNext) {
   std::filesystem::remove_all(store);
 }
 
+// A session that moved from A to B and was then drained by B into the shared store is not lost to
+// a client that asks A: A's tombstone says "moved to B", but A looks in the store first and
+// restores it there.
+TEST(Cluster, AHostAskedForASessionItSawLeaveLooksInTheStoreFirst) {
+  const std::string store = temp_path("store-moved");
+  std::filesystem::remove_all(store);
+  const std::vector<std::string> flags = {"--snapshot-store", store};
+  test::TestServer a(flags);
+  auto b = std::make_unique<test::TestServer>(flags);
+  Client client(options_for(a));
+  const std::string id = client.create_session("default", {}, true).value().id();
+  ASSERT_TRUE(client.control(id, v1::CONTROL_ACTION_STEP, 12));
+  const v1::Snapshot before = client.snapshot(id).value();
+  ASSERT_TRUE(client.migrate(id, address_of(*b)));
+  EXPECT_EQ(b->terminate(), 0) << b->log();  // B drains the session into the store and is gone
+  b.reset();
+
+  Client at_a(options_for(a));
+  v1::GetSessionRequest get;
+  get.set_session_id(id);
+  v1::SessionInfo info;
+  grpc::ClientContext ctx;
+  const grpc::Status status = at_a.stub().GetSession(&ctx, get, &info);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(info.id(), id);
+  expect_same_state(before, at_a.snapshot(id).value());
+  EXPECT_EQ(at_a.address(), address_of(a));  // answered by A itself, nobody followed to B
+  EXPECT_EQ(a.terminate(), 0) << a.log();
+  std::filesystem::remove_all(store);
+}
+
 // The load tester is a client like the others: when its host drains mid-run, its tool streams
 // and subscriptions go on at the next host of its --server list, which restores the sessions.
 TEST(Cluster, ALoadRunGoesOnAtTheNextHostWhenItsHostDrains) {
