@@ -77,6 +77,7 @@ void to_proto(const PublishedState& state, v1::StepStatistics& out) {
   out.set_jacobian_updates(s.jacobian_updates);
   out.set_line_search_backtracks(s.line_search_backtracks);
   out.set_newton_fallback(s.newton_fallback);
+  out.set_bdf_order(s.bdf_order);
 }
 
 void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out) {
@@ -125,6 +126,7 @@ SettingsUpdate settings_from_proto(const v1::SessionSettings& s) {
   parsed(s.has_preconditioner(), s.preconditioner(), "preconditioner", parse_preconditioner,
          u.preconditioner);
   parsed(s.has_refactor(), s.refactor(), "refactor", parse_refactor_mode, u.refactor);
+  parsed(s.has_integrator(), s.integrator(), "integrator", parse_integrator_type, u.integrator);
   if (s.has_max_iterations()) {
     if (s.max_iterations() < 1 || s.max_iterations() > 10000)
       invalid_argument("settings.max_iterations", "must lie in [1, 10000]");

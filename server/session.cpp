@@ -259,6 +259,7 @@ void Session::update_settings(const SettingsUpdate& u) {
   if (u.max_iterations) document["solver"]["max_iterations"] = *u.max_iterations;
   if (u.refactor) document["solver"]["refactor"] = *u.refactor;
   if (u.tolerance) document["solver"]["tolerance"] = *u.tolerance;
+  if (u.integrator) document["integrator"]["type"] = *u.integrator;
   Scene scene;
   try {
     scene = build_scene(document, source_.scene_name, source_.base_dir,

@@ -67,7 +67,7 @@ struct SessionLimits {
 // Live settings; unset members keep their value. Validated by the caller.
 struct SettingsUpdate {
   std::optional<double> youngs_modulus, poisson_ratio, alpha, beta, dt, tolerance;
-  std::optional<std::string> solver, preconditioner, refactor;
+  std::optional<std::string> solver, preconditioner, refactor, integrator;
   std::optional<int> max_iterations;
 };
 

@@ -178,6 +178,25 @@ describe("browser client", () => {
     await waitFor(async () => (await probe(instructor.page)).framesReceived > b[1].framesReceived + 10, 20000, "frames again");
   });
 
+  it("changes the integrator live from its selector", async () => {
+    const { page } = trainee;
+    expect(await page.locator("#integrator").inputValue()).toBe("linearized-backward-euler");
+    await page.selectOption("#integrator", "bdf2");
+    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
+      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+    await client.connect();
+    const integrator = async () => {
+      const reply = await client.request({ case: "getSession", value: { sessionId } });
+      return reply.body.case === "session" ? reply.body.value.settings?.integrator : undefined;
+    };
+    await waitFor(async () => (await integrator()) === "bdf2", 10000, "the new integrator");
+    // The session steps on under it.
+    const before = (await probe(page)).lastStep;
+    await waitFor(async () => (await probe(page)).lastStep > before + 10, 20000, "steps under BDF(2)");
+    client.close();
+    expect(trainee.problems).toEqual([]);
+  });
+
   it("shows the server's refusal clearly", async () => {
     const { page } = trainee;
     // --max-sessions 3: two more fit, the third is refused.

@@ -15,7 +15,9 @@ import { BodyView, type ColorMode } from "./render/view";
 import { ToolController, type ToolKind } from "./tools/tool_controller";
 import { Hud } from "./ui/hud";
 import { drawLegend } from "./ui/legend";
-import { $, button, input } from "./ui/dom";
+import { $, button, input, select } from "./ui/dom";
+
+const integratorSelect = () => select("integrator");
 
 // The bearer token for servers that require one (docs/security.md): given once in the address's
 // fragment (#token=..., which browsers never send to servers or write to their logs), then kept
@@ -427,6 +429,7 @@ export class App {
     button("reset").disabled = !joined;
     button("leave-session").disabled = !joined;
     for (const id of ["youngs", "poisson", "alpha", "beta"]) input(id).disabled = !joined;
+    integratorSelect().disabled = !joined;
     if (!info) return;
     $("session-name").textContent = `· ${info.label || info.sceneName}${paused ? " (paused)" : ""}`;
     const s = info.settings;
@@ -435,7 +438,23 @@ export class App {
       input("poisson").value = String(s.poissonRatio);
       input("alpha").value = String(s.dampingAlpha);
       input("beta").value = String(s.dampingBeta);
+      if (s.integrator) integratorSelect().value = s.integrator;
       this.showSettingValues();
+    }
+  }
+
+  // The integrator changes at once (one choice, not a drag).
+  private async integratorChanged(): Promise<void> {
+    if (!this.sessionId) return;
+    try {
+      const reply = await this.client.request({
+        case: "updateSettings",
+        value: { sessionId: this.sessionId, settings: { integrator: integratorSelect().value } },
+      });
+      if (reply.body.case === "session") this.applyInfo(reply.body.value);
+    } catch (e) {
+      this.showError("The server refused the integrator.", e);
+      if (this.info) this.applyInfo(this.info);
     }
   }
 
@@ -494,6 +513,7 @@ export class App {
     button("step").addEventListener("click", () => void this.control(ControlAction.STEP));
     button("reset").addEventListener("click", () => void this.control(ControlAction.RESET));
     for (const id of ["youngs", "poisson", "alpha", "beta"]) input(id).addEventListener("input", () => this.settingsChanged());
+    integratorSelect().addEventListener("change", () => void this.integratorChanged());
     input("wireframe").addEventListener("change", (e) => (this.view.wireframe = (e.target as HTMLInputElement).checked));
     ($("color-mode") as HTMLSelectElement).addEventListener("change", (e) => {
       this.view.colorMode = (e.target as HTMLSelectElement).value as ColorMode;

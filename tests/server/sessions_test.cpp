@@ -254,6 +254,39 @@ TEST_F(Sessions, ALateSessionLoosensItsToleranceDownToTheFloorOnly) {
   EXPECT_NE(metrics.find("softbody_factorizations_total"), std::string::npos);
 }
 
+// The integrator changes live like any setting: a BDF(3) session continues under backward Euler
+// and back, its state (Prony memory included) carried over; an unknown name is refused naming
+// the field and the accepted values.
+TEST_F(Sessions, TheIntegratorChangesLive) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "liver-creep", true);
+  EXPECT_EQ(s.settings().integrator(), "bdf3");
+  v1::SessionInfo info;
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 5, &info).ok());
+  EXPECT_EQ(info.last_step().bdf_order(), 3);
+  v1::UpdateSettingsRequest update;
+  update.set_session_id(s.id());
+  update.mutable_settings()->set_integrator("implicit-euler");
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  EXPECT_EQ(info.settings().integrator(), "implicit-euler");
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 2, &info).ok());
+  EXPECT_EQ(info.last_step().step(), 7);
+  EXPECT_EQ(info.last_step().bdf_order(), 1);
+  EXPECT_GT(snapshot(*stub, s.id()).material_memory_size(), 0);
+  update.mutable_settings()->set_integrator("bdf2");
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 2, &info).ok());
+  EXPECT_EQ(info.last_step().bdf_order(), 2);  // order 1, then 2 from its own history
+
+  update.mutable_settings()->set_integrator("verlet");
+  const grpc::Status refused = stub->UpdateSettings(context().get(), update, &info);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("settings.integrator: unknown integrator 'verlet' "
+                                         "(linearized-backward-euler, implicit-euler, bdf2, bdf3)"),
+            std::string::npos)
+      << refused.error_message();
+}
+
 TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
   auto stub = server_->stub();
   const v1::SessionInfo s = create_session(*stub, "default", true);

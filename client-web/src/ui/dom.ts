@@ -7,3 +7,4 @@ export function $(id: string): HTMLElement {
 
 export const button = (id: string) => $(id) as HTMLButtonElement;
 export const input = (id: string) => $(id) as HTMLInputElement;
+export const select = (id: string) => $(id) as HTMLSelectElement;
