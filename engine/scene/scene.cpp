@@ -266,18 +266,18 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     body->mesh = read_mesh(mesh_section, base_dir, sources.uploaded_mesh, body->permutation);
     body->topology = std::make_shared<const MeshTopology>(body->mesh);
     Material& material = body->material;
-    material.poisson_ratio = mat.required_number("nu");
     const std::optional<ConstantQFit> constant_q = read_constant_q(mat);
-    if (constant_q) {
-      // The fit's long-term shear modulus is the elastic law's.
-      if (mat.has("E"))
-        mat.fail("E",
-                 "not with viscoelastic.constant_q: the fit sets the long-term modulus, "
-                 "E = 2 mu_0 (1 + nu)");
-      material.youngs_modulus = 2 * constant_q->long_term * (1 + material.poisson_ratio);
-    } else {
+    if (!constant_q) {
       material.youngs_modulus = mat.required_number("E", -2);
+    } else if (mat.has("E")) {
+      mat.fail("E",
+               "not with viscoelastic.constant_q: the fit sets the long-term modulus, "
+               "E = 2 mu_0 (1 + nu)");
     }
+    material.poisson_ratio = mat.required_number("nu");
+    // With constant_q the fit's long-term shear modulus is the elastic law's.
+    if (constant_q)
+      material.youngs_modulus = 2 * constant_q->long_term * (1 + material.poisson_ratio);
     material.density = mat.required_number("density", -3);
     body->model_name = mat.string("model", "stvk-edge");
     if (!(material.youngs_modulus > 0)) mat.fail("E", "must be > 0");
