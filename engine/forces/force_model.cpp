@@ -6,6 +6,7 @@
 #include "engine/parallel/parallel.h"
 
 #include "engine/forces/force_model_table.h"
+#include "engine/forces/nodal_volume.h"
 #include "engine/forces/volumetric.h"
 
 namespace softbody {
@@ -44,12 +45,17 @@ const std::vector<std::string>& force_model_names() {
 std::unique_ptr<ForceModel> make_force_model(const std::string& name,
                                              std::shared_ptr<const MeshTopology> topology,
                                              const Vec3Array& rest_positions,
-                                             const Material& material, VolumetricKind volumetric) {
-  std::unique_ptr<ForceModel> model =
-      force_model_entry(name).make(topology, rest_positions, material);
-  if (volumetric == VolumetricKind::kNone) return model;
-  VolumetricTerm term(topology, rest_positions, material, volumetric);
-  return std::make_unique<ModelWithVolumetric>(std::move(model), std::move(term));
+                                             const Material& material, VolumetricKind volumetric,
+                                             bool nodal_pressure) {
+  std::unique_ptr<ForceModel> model = force_model_entry(name).make(
+      topology, rest_positions, nodal_pressure ? nodal_split(material) : material);
+  if (volumetric != VolumetricKind::kNone) {
+    VolumetricTerm term(topology, rest_positions, material, volumetric);
+    model = std::make_unique<ModelWithVolumetric>(std::move(model), std::move(term));
+  }
+  if (!nodal_pressure) return model;
+  NodalVolumeTerm term(topology, rest_positions, material.lambda());
+  return std::make_unique<ModelWithNodalVolume>(std::move(model), std::move(term));
 }
 
 }  // namespace softbody

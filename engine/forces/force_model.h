@@ -70,12 +70,15 @@ class ForceModel {
 void prepare_force_output(const MeshTopology& topology, unsigned what, ForceOutput& out,
                           bool zero = true);
 
-// Model names: "stvk-edge", "stvk-tl", "nsn", "corotational".
+// Model names: "stvk-edge", "stvk-tl", "nsn", "corotational". With `nodal_pressure` the law
+// keeps its volume per vertex (average nodal pressure, forces/nodal_volume.h; the topology must
+// couple second neighbours); the volumetric penalty stays per element.
 std::unique_ptr<ForceModel> make_force_model(const std::string& name,
                                              std::shared_ptr<const MeshTopology> topology,
                                              const Vec3Array& rest_positions,
                                              const Material& material,
-                                             VolumetricKind volumetric = VolumetricKind::kNone);
+                                             VolumetricKind volumetric = VolumetricKind::kNone,
+                                             bool nodal_pressure = false);
 
 const std::vector<std::string>& force_model_names();
 

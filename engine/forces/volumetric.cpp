@@ -3,31 +3,11 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/forces/tet_volume.h"
 #include "engine/parallel/parallel.h"
 
 namespace softbody {
-namespace {
 
-// For local edge k = (i, j), the other two local vertices (w, x) ordered so that (i, j, w, x) is an
-// even permutation of (0, 1, 2, 3); then d^2 C / dp_i dp_j = [p_w - p_x]x.
-constexpr std::array<std::array<int, 2>, 6> kEvenCompletion = {
-    {{2, 3}, {3, 1}, {1, 2}, {0, 3}, {2, 0}, {0, 1}}};
-
-// CSR lists from (key, value) pairs produced by `emit(add)`.
-template <typename Emit>
-void build_csr(size_t num_keys, Emit&& emit, std::vector<Index>& offsets,
-               std::vector<Index>& values) {
-  offsets.assign(num_keys + 1, 0);
-  emit([&](Index key, Index) { ++offsets[static_cast<size_t>(key) + 1]; });
-  for (size_t k = 0; k < num_keys; ++k) offsets[k + 1] += offsets[k];
-  values.resize(static_cast<size_t>(offsets[num_keys]));
-  std::vector<Index> fill(offsets.begin(), offsets.end() - 1);
-  emit([&](Index key, Index value) {
-    values[static_cast<size_t>(fill[static_cast<size_t>(key)]++)] = value;
-  });
-}
-
-}  // namespace
 
 void volumetric_density(VolumetricKind kind, const Material& material, double theta, double& psi,
                         double& dpsi, double& ddpsi) {
@@ -61,23 +41,8 @@ VolumetricTerm::VolumetricTerm(std::shared_ptr<const MeshTopology> topology, con
   const auto& tets = topology_->tets();
   rest_six_volume_.resize(tets.size());
   for (size_t t = 0; t < tets.size(); ++t) rest_six_volume_[t] = six_signed_volume(rest, tets[t]);
-  build_csr(
-      static_cast<size_t>(topology_->num_vertices()),
-      [&](auto add) {
-        for (size_t t = 0; t < tets.size(); ++t) {
-          for (size_t i = 0; i < 4; ++i) add(tets[t][i], static_cast<Index>(4 * t + i));
-        }
-      },
-      vertex_corner_offsets_, vertex_corners_);
-  build_csr(
-      static_cast<size_t>(topology_->num_edges()),
-      [&](auto add) {
-        for (size_t t = 0; t < tets.size(); ++t) {
-          for (int k = 0; k < 6; ++k)
-            add(topology_->tet_edge(static_cast<Index>(t), k), static_cast<Index>(6 * t) + k);
-        }
-      },
-      edge_slot_offsets_, edge_slots_);
+  build_vertex_corners(*topology_, vertex_corner_offsets_, vertex_corners_);
+  build_edge_slots(*topology_, edge_slot_offsets_, edge_slots_);
 }
 
 void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace,
@@ -90,17 +55,9 @@ void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace
   energy.resize(tets.size());
   parallel_for(static_cast<std::ptrdiff_t>(tets.size()), [&](std::ptrdiff_t ti) {
     const auto t = static_cast<size_t>(ti);
-    const Tet& tet = tets[t];
-    const Vec3& p0 = p[static_cast<size_t>(tet[0])];
-    const Vec3 d1 = p[static_cast<size_t>(tet[1])] - p0, d2 = p[static_cast<size_t>(tet[2])] - p0,
-               d3 = p[static_cast<size_t>(tet[3])] - p0;
     TetState& s = state[t];
-    s.grad[1] = d2.cross(d3);
-    s.grad[2] = d3.cross(d1);
-    s.grad[3] = d1.cross(d2);
-    s.grad[0] = -(s.grad[1] + s.grad[2] + s.grad[3]);
     const double c0 = rest_six_volume_[t];
-    const double theta = d1.dot(s.grad[1]) / c0 - 1;
+    const double theta = six_volume_and_gradient(p, tets[t], s.grad) / c0 - 1;
     double psi, dpsi, ddpsi;
     volumetric_density(kind_, material_, theta, psi, dpsi, ddpsi);
     energy[t] = c0 / 6 * psi;
@@ -148,12 +105,9 @@ void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace
       const Tet& tet = tets[static_cast<size_t>(t)];
       const auto i = static_cast<size_t>(kTetEdgeLocal[static_cast<size_t>(local)][0]);
       const auto j = static_cast<size_t>(kTetEdgeLocal[static_cast<size_t>(local)][1]);
-      const auto w = static_cast<size_t>(kEvenCompletion[static_cast<size_t>(local)][0]);
-      const auto x = static_cast<size_t>(kEvenCompletion[static_cast<size_t>(local)][1]);
       // d f_i / d p_j for the local orientation i -> j; transposed if the edge runs j -> i.
-      Mat3 kij =
-          (s.a2 * s.grad[i]) * s.grad[j].transpose() +
-          s.a1 * cross_matrix(p[static_cast<size_t>(tet[w])] - p[static_cast<size_t>(tet[x])]);
+      Mat3 kij = (s.a2 * s.grad[i]) * s.grad[j].transpose() +
+                 s.a1 * six_volume_hessian_block(p, tet, local);
       if (topology_->tet_edge_flipped(t, local)) {
         k += kij.transpose();
       } else {

@@ -1,6 +1,7 @@
 #include "engine/mesh/topology.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 namespace softbody {
@@ -18,8 +19,8 @@ constexpr std::array<std::array<int, 3>, 4> kOutwardFaces = {
 
 }  // namespace
 
-MeshTopology::MeshTopology(const TetMesh& mesh)
-    : num_vertices_(mesh.num_vertices()), tets_(mesh.tets) {
+MeshTopology::MeshTopology(const TetMesh& mesh, MatrixCoupling coupling)
+    : num_vertices_(mesh.num_vertices()), coupling_(coupling), tets_(mesh.tets) {
   for (const Tet& t : tets_) {
     for (Index v : t) {
       if (v < 0 || v >= num_vertices_) {
@@ -32,6 +33,36 @@ MeshTopology::MeshTopology(const TetMesh& mesh)
   build_vertex_edges();
   build_faces();
   build_tseps();
+  num_mesh_edges_ = num_edges();
+  if (coupling == MatrixCoupling::kSecondNeighbours) append_second_neighbour_pairs();
+}
+
+void MeshTopology::append_second_neighbour_pairs() {
+  // Every pair of distinct neighbours of a vertex that is not a mesh edge itself, oriented and
+  // ordered as the mesh edges are, numbered after them.
+  std::vector<std::uint64_t> mesh_keys(edges_.size());
+  for (size_t e = 0; e < edges_.size(); ++e) mesh_keys[e] = pair_key(edges_[e][0], edges_[e][1]);
+  std::vector<std::uint64_t> keys;
+  std::vector<Index> neighbours;
+  for (Index v = 0; v < num_vertices_; ++v) {
+    neighbours.clear();
+    for (const VertexEdge& ve : vertex_edges(v)) {
+      const EdgeVertices& e = edges_[static_cast<size_t>(ve.edge)];
+      neighbours.push_back(e[0] == v ? e[1] : e[0]);
+    }
+    std::sort(neighbours.begin(), neighbours.end());
+    for (size_t i = 0; i < neighbours.size(); ++i)
+      for (size_t j = i + 1; j < neighbours.size(); ++j)
+        keys.push_back(pair_key(neighbours[i], neighbours[j]));
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  std::vector<std::uint64_t> extra;
+  std::set_difference(keys.begin(), keys.end(), mesh_keys.begin(), mesh_keys.end(),
+                      std::back_inserter(extra));
+  for (std::uint64_t k : extra)
+    edges_.push_back({static_cast<Index>(k >> 32), static_cast<Index>(k & 0xffffffffu)});
+  build_vertex_edges();
 }
 
 void MeshTopology::build_edges() {

@@ -32,6 +32,14 @@ struct VertexEdge {
   Index sign;  // t(v, E): +1 when v is the first vertex of the edge, -1 when it is the second
 };
 
+// Which vertex pairs the stiffness matrix couples. Element laws couple the two ends of every mesh
+// edge; a law that averages over the elements around a vertex (the average nodal pressure of
+// forces/nodal_volume.h) also couples two vertices that share a neighbour.
+enum class MatrixCoupling {
+  kEdges,
+  kSecondNeighbours,
+};
+
 struct Face {
   Triangle vertices;          // sorted ascending (identity of the face, not its orientation)
   std::array<Index, 2> tets;  // adjacent tetrahedra; tets[1] == -1 on the boundary
@@ -39,10 +47,16 @@ struct Face {
 
 class MeshTopology {
  public:
-  explicit MeshTopology(const TetMesh& mesh);
+  explicit MeshTopology(const TetMesh& mesh, MatrixCoupling coupling = MatrixCoupling::kEdges);
 
   Index num_vertices() const { return num_vertices_; }
+  // Coupled vertex pairs: the mesh edges first (numbered as without coupling), then, with
+  // MatrixCoupling::kSecondNeighbours, the pairs that only share a neighbour. Matrices
+  // (EdgeBlockMatrix) have one block per entry; only the first num_mesh_edges() are tetrahedron
+  // edges (tet_edges, TSEPs).
   Index num_edges() const { return static_cast<Index>(edges_.size()); }
+  Index num_mesh_edges() const { return num_mesh_edges_; }
+  MatrixCoupling coupling() const { return coupling_; }
   Index num_faces() const { return static_cast<Index>(faces_.size()); }
   Index num_tets() const { return static_cast<Index>(tets_.size()); }
   Index num_tseps() const { return static_cast<Index>(tseps_.size()); }
@@ -81,8 +95,11 @@ class MeshTopology {
   void build_faces();
   void build_tseps();
   void build_vertex_edges();
+  void append_second_neighbour_pairs();
 
   Index num_vertices_;
+  Index num_mesh_edges_ = 0;
+  MatrixCoupling coupling_;
   std::vector<Tet> tets_;
   std::vector<EdgeVertices> edges_;
   std::vector<std::array<Index, 6>> tet_edges_;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/forces/nodal_volume.h"
 #include "engine/io/mesh_error.h"
 #include "engine/mesh/box_generator.h"
 #include "engine/mesh/reorder.h"
@@ -244,6 +245,16 @@ Obstacle read_obstacle(JsonReader r) {
   return o;
 }
 
+// material.pressure: "element" (one volume per tetrahedron), "nodal" (average nodal pressure) or
+// "auto" (nodal from kNodalPressureFromPoisson on).
+bool read_pressure_mode(JsonReader& mat, double poisson_ratio) {
+  const std::string mode = mat.string("pressure", "auto");
+  if (mode == "element") return false;
+  if (mode == "nodal") return true;
+  if (mode == "auto") return poisson_ratio >= kNodalPressureFromPoisson;
+  mat.fail("pressure", "must be \"auto\", \"element\" or \"nodal\", not \"" + mode + "\"");
+}
+
 }  // namespace
 
 Scene build_scene(const nlohmann::json& document, const std::string& source,
@@ -260,11 +271,11 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
              "robustness", "dt", "duration", "gravity", "fixed", "anchors", "obstacles"});
   JsonReader mesh_section = root.object("mesh");
   JsonReader mat = root.object("material");
-  mat.only({"E", "nu", "density", "model", "volumetric", "viscoelastic", "rate_damping"});
+  mat.only({"E", "nu", "density", "model", "volumetric", "pressure", "viscoelastic",
+            "rate_damping"});
   auto build_body = [&]() -> std::shared_ptr<const SceneBody> {
     auto body = std::make_shared<SceneBody>();
     body->mesh = read_mesh(mesh_section, base_dir, sources.uploaded_mesh, body->permutation);
-    body->topology = std::make_shared<const MeshTopology>(body->mesh);
     Material& material = body->material;
     const std::optional<ConstantQFit> constant_q = read_constant_q(mat);
     if (!constant_q) {
@@ -283,21 +294,29 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     if (!(material.youngs_modulus > 0)) mat.fail("E", "must be > 0");
     if (!(material.poisson_ratio > -1 && material.poisson_ratio < 0.5))
       mat.fail("nu", "must lie in (-1, 0.5)");
+    body->nodal_pressure = read_pressure_mode(mat, material.poisson_ratio);
+    body->topology = std::make_shared<const MeshTopology>(
+        body->mesh,
+        body->nodal_pressure ? MatrixCoupling::kSecondNeighbours : MatrixCoupling::kEdges);
     try {
       material.check();
       body->volumetric = parse_volumetric_kind(mat.string("volumetric", "none"));
       body->forces = make_force_model(body->model_name, body->topology, body->mesh.vertices,
-                                      material, body->volumetric);
+                                      material, body->volumetric, body->nodal_pressure);
     } catch (const std::invalid_argument& e) {
       mat.fail(mat.has("volumetric") ? "volumetric" : "model", e.what());
     }
     if (!(material.density > 0)) mat.fail("density", "must be > 0");
-    ViscousMaterial viscous = read_viscous_material(mat, material, constant_q);
+    // Under average nodal pressure the element law (and so the viscous law's volumetric
+    // defaults) keeps only the shear: a per-element bulk viscosity would lock as lambda does.
+    const Material element_material = body->nodal_pressure ? nodal_split(material) : material;
+    ViscousMaterial viscous = read_viscous_material(mat, element_material, constant_q);
     if (!viscous.empty())
       body->viscous = std::make_shared<const ViscousModel>(
           body->topology, body->mesh.vertices, std::move(viscous),
-          body->model_name == "stvk-tl" && body->volumetric == VolumetricKind::kNone ? &material
-                                                                                     : nullptr);
+          body->model_name == "stvk-tl" && body->volumetric == VolumetricKind::kNone
+              ? &element_material
+              : nullptr);
     mat.finish();
     body->mass = lumped_masses(body->mesh, material.density);
     return body;

@@ -31,7 +31,14 @@ struct SceneBody {
   std::string model_name;  // force model, material and volumetric term, for output (energy density)
   Material material;
   VolumetricKind volumetric = VolumetricKind::kNone;
+  // Average nodal pressure (forces/nodal_volume.h): material.pressure "nodal", or "auto" with
+  // nu >= kNodalPressureFromPoisson.
+  bool nodal_pressure = false;
 };
+
+// From this Poisson's ratio on, "auto" pressure is nodal: linear tetrahedra lock visibly (a
+// cantilever at nu = 0.45 bends ~35 % less than at nu = 0.3; docs/solvers.md).
+inline constexpr double kNodalPressureFromPoisson = 0.45;
 
 struct Scene {
   std::string name;

@@ -3,7 +3,9 @@
 namespace softbody {
 
 StepInternalForces::StepInternalForces(const SimulationModel& model)
-    : model_(model), elastic_workspace_(model.forces->make_workspace()) {}
+    : model_(model),
+      elastic_workspace_(model.forces->make_workspace()),
+      nodal_(dynamic_cast<const ModelWithNodalVolume*>(model.forces.get())) {}
 
 void StepInternalForces::begin(const SimulationState& state, double dt) {
   if (model_.viscous) model_.viscous->begin_step(state.p, state.material_memory, dt, viscous_step_);
@@ -12,6 +14,8 @@ void StepInternalForces::begin(const SimulationState& state, double dt) {
 void StepInternalForces::evaluate(const Vec3Array& p, unsigned what, ForceOutput& out) {
   if (model_.viscous && model_.viscous->fuses_elastic()) {
     model_.viscous->evaluate_with_elastic(p, viscous_step_, what, viscous_workspace_, out);
+    // The fused element pass is the element law's shear part; the volume is held per vertex.
+    if (nodal_) nodal_->term().add(p, what, nodal_workspace_, out);
     return;
   }
   model_.forces->evaluate(p, what, *elastic_workspace_, out);

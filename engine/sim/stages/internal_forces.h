@@ -4,6 +4,7 @@
 // nonlinearity correction, Newton's residual) goes through it, so all see the same law.
 #pragma once
 
+#include "engine/forces/nodal_volume.h"
 #include "engine/forces/viscoelastic.h"
 #include "engine/sim/simulation.h"
 
@@ -22,6 +23,9 @@ class StepInternalForces {
  private:
   const SimulationModel& model_;
   std::unique_ptr<ForceWorkspace> elastic_workspace_;
+  // The law's nodal volume term when it has one (added after a fused viscous pass).
+  const ModelWithNodalVolume* nodal_;
+  NodalVolumeTerm::Workspace nodal_workspace_;
   ViscousStep viscous_step_;
   ElementWorkspace viscous_workspace_;
 };

@@ -1,0 +1,85 @@
+// Average nodal pressure (ANP) tetrahedra for nearly incompressible materials (Bonet & Burton,
+// "A simple average nodal pressure tetrahedral element for incompressible and nearly
+// incompressible dynamic explicit applications", 1998).
+//
+// Linear tetrahedra lock near nu = 0.5: one volume per element leaves too few deformation modes
+// that keep every element's volume. ANP keeps the volume per vertex instead. Each vertex a owns a
+// quarter of every tetrahedron around it,
+//   V_a = sum_{e at a} V_e / 4 at rest,  v_a(p) = sum_{e at a} v_e(p) / 4,  J_a = v_a / V_a,
+// and the volumetric energy is sum_a V_a kappa (J_a - 1)^2 / 2. The element law keeps only the
+// shear: it is evaluated with the same mu and lambda = 0 (nodal_split), and kappa = lambda, so
+// that for small strains the body has the material's bulk modulus lambda + 2 mu / 3.
+//
+// Forces stay per element: f = sum_e (sum_{a in e} p_a / 24) dC_e/dp with p_a = kappa (J_a - 1)
+// the nodal pressure (C = 6 v). The tangent adds, besides that per-element term, the rank-one
+// sum_a (kappa / V_a) dv_a/dp dv_a/dp^T, which couples every two vertices around a: the topology
+// must be built with MatrixCoupling::kSecondNeighbours.
+#pragma once
+
+#include "engine/forces/force_model.h"
+
+namespace softbody {
+
+// The element law's material under ANP: the same shear modulus and density, lambda = 0.
+Material nodal_split(const Material& material);
+
+class NodalVolumeTerm {
+ public:
+  // kappa: the nodal bulk stiffness (the material's lambda).
+  NodalVolumeTerm(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
+                  double kappa);
+
+  double kappa() const { return kappa_; }
+  struct Workspace {
+    std::vector<std::array<Vec3, 4>> grad;  // dC_e / dp per tetrahedron
+    std::vector<double> six_volume;         // C_e
+    std::vector<double> pressure;           // p_a per vertex
+    std::vector<double> energy;             // per vertex
+    std::vector<double> tet_factor;         // sum_{a in e} p_a / 24 per tetrahedron
+    std::vector<Vec3> star_gradient;        // dv_a / dp_b for b in star(a), flat
+  };
+  // Adds energy, forces and stiffness (as requested) of the term to `out`.
+  void add(const Vec3Array& p, unsigned what, Workspace& workspace, ForceOutput& out) const;
+  // J_a at p for every vertex.
+  std::vector<double> volume_ratios(const Vec3Array& p) const;
+
+ private:
+  void nodal_volumes(const Vec3Array& p, Workspace& ws) const;
+
+  std::shared_ptr<const MeshTopology> topology_;
+  double kappa_;
+  std::vector<double> rest_volume_;  // V_a
+  std::vector<Index> vertex_corner_offsets_, vertex_corners_;
+  std::vector<Index> edge_slot_offsets_, edge_slots_;
+  // star(a): a and its neighbours, at star_offsets_[a] .. star_offsets_[a + 1] of the flat star
+  // arrays; corner_star_slots_[k][i]: the flat slot of corner i of the tetrahedron of corner
+  // entry k (vertex_corners_) in the star of that entry's vertex.
+  std::vector<Index> star_offsets_;
+  std::vector<std::array<Index, 4>> corner_star_slots_;
+  // Rank-one gathers: per vertex and per coupled pair, (a, slot of the first vertex, slot of the
+  // second) with slots into the flat star arrays.
+  struct Gather {
+    Index node, first, second;
+  };
+  std::vector<Index> vertex_gather_offsets_, edge_gather_offsets_;
+  std::vector<Gather> vertex_gathers_, edge_gathers_;
+};
+
+// An element law whose volume is held per vertex: `base` (built with nodal_split's material) plus
+// the nodal volume term.
+class ModelWithNodalVolume final : public ForceModel {
+ public:
+  ModelWithNodalVolume(std::unique_ptr<ForceModel> base, NodalVolumeTerm term);
+  std::string name() const override { return base_->name(); }
+  std::unique_ptr<ForceWorkspace> make_workspace() const override;
+  using ForceModel::evaluate;
+  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                ForceOutput& out) const override;
+  const NodalVolumeTerm& term() const { return term_; }
+
+ private:
+  std::unique_ptr<ForceModel> base_;
+  NodalVolumeTerm term_;
+};
+
+}  // namespace softbody
