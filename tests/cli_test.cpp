@@ -249,6 +249,33 @@ TEST(SimRun, SceneErrorsNameTheJsonPath) {
   EXPECT_NE(r.err.find("/material/E: expected a number, got string"), std::string::npos) << r.err;
 }
 
+// softbody-sim static: Newton converges, nothing inverts, and the equilibrium is the one the
+// damped dynamics settles into (the cantilever scene: alpha = 20, at rest well before 4 s).
+TEST(SimStatic, TheEquilibriumIsWhereTheDampedDynamicsSettles) {
+  const std::string scene = std::string(SOFTBODY_PROJECT_MESHES) + "/../scenes/cantilever.json";
+  const nlohmann::json statics = run_json("static " + scene + " --probe xmax --json --threads 1");
+  EXPECT_TRUE(statics["converged"].get<bool>());
+  EXPECT_LE(statics["residual"].get<double>(), 1e-10);
+  EXPECT_EQ(statics["inverted_elements"], 0);
+  // Euler-Bernoulli: q L^4 / (8 E I) = 7.4 mm; linear tetrahedra are stiffer in bending.
+  const double drop = -statics["probes"]["xmax"][1].get<double>();
+  EXPECT_GT(drop, 0.7 * 7.4e-3);
+  EXPECT_LT(drop, 7.4e-3);
+  test::ProcessResult r =
+      test::run_process(kSim + " run " + scene + " --json --threads 1 --duration 4");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json summary = nlohmann::json::parse(r.out.substr(r.out.rfind("{\"summary\"")));
+  EXPECT_NEAR(summary["final_mean_displacement_over_diagonal"].get<double>(),
+              statics["mean_displacement_over_diagonal"].get<double>(),
+              0.01 * statics["mean_displacement_over_diagonal"].get<double>());
+
+  test::ProcessResult bad = test::run_process(kSim + " static " + scene + " --probe nowhere");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--probe nowhere: the mesh has no vertex set of that name"),
+            std::string::npos)
+      << bad.err;
+}
+
 TEST(SimErrors, MalformedFileNamesFileAndLine) {
   test::TempDir dir;
   std::string bad =

@@ -34,8 +34,7 @@ void add_static_command(CLI::App& app) {
   cmd->add_option("--increments", args->options.increments, "gravity load increments")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->add_option("--tolerance", args->options.tolerance,
-                  "|f - m g| / |m g| at which Newton stops")
+  cmd->add_option("--tolerance", args->options.tolerance, "|f - m g| / |m g| at which Newton stops")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   cmd->add_flag("--json", args->json, "print one JSON object");
@@ -49,7 +48,8 @@ void add_static_command(CLI::App& app) {
     const TetMesh& mesh = scene.body->mesh;
     for (const std::string& probe : args->probes)
       if (!mesh.vertex_sets.count(probe))
-        throw std::invalid_argument("--probe " + probe + ": the mesh has no vertex set of that name");
+        throw std::invalid_argument("--probe " + probe +
+                                    ": the mesh has no vertex set of that name");
     const bool terminal = !args->json && isatty(fileno(stderr));
     StaticResult result = solve_static(model, args->options, [&](int done, int total) {
       if (terminal) std::fprintf(stderr, "\rload increment %d/%d", done, total);
@@ -72,10 +72,13 @@ void add_static_command(CLI::App& app) {
     for (size_t v = 0; v < result.p.size(); ++v)
       max_displacement = std::max(max_displacement, (result.p[v] - model.rest[v]).norm());
     j["max_displacement"] = max_displacement;
+    // As `run` reports its final shape, so the two can be compared.
+    j["mean_displacement_over_diagonal"] = shape_error(result.p, model.rest);
     for (const std::string& probe : args->probes) {
       Vec3 mean = Vec3::Zero();
       const auto& set = mesh.vertex_sets.at(probe);
-      for (Index v : set) mean += result.p[static_cast<size_t>(v)] - model.rest[static_cast<size_t>(v)];
+      for (Index v : set)
+        mean += result.p[static_cast<size_t>(v)] - model.rest[static_cast<size_t>(v)];
       mean /= static_cast<double>(set.size());
       j["probes"][probe] = {mean.x(), mean.y(), mean.z()};
     }

@@ -54,7 +54,7 @@ std::unique_ptr<ForceModel> make_force_model(const std::string& name,
     model = std::make_unique<ModelWithVolumetric>(std::move(model), std::move(term));
   }
   if (!nodal_pressure) return model;
-  NodalVolumeTerm term(topology, rest_positions, material.lambda());
+  NodalVolumeTerm term(topology, rest_positions, nodal_kappa(material));
   return std::make_unique<ModelWithNodalVolume>(std::move(model), std::move(term));
 }
 

@@ -27,10 +27,16 @@ void build_value_csr(size_t num_keys, Emit&& emit, std::vector<Index>& offsets,
 }  // namespace
 
 Material nodal_split(const Material& material) {
-  Material shear = material;
-  shear.youngs_modulus = 2 * material.mu();  // E = 2 mu (1 + nu) with nu = 0
-  shear.poisson_ratio = 0;
-  return shear;
+  const double mu = material.mu();
+  const double lambda = std::min(material.lambda(), kElementLambdaOverMu * mu);
+  Material element = material;
+  element.youngs_modulus = mu * (3 * lambda + 2 * mu) / (lambda + mu);
+  element.poisson_ratio = lambda / (2 * (lambda + mu));
+  return element;
+}
+
+double nodal_kappa(const Material& material) {
+  return material.lambda() - nodal_split(material).lambda();
 }
 
 NodalVolumeTerm::NodalVolumeTerm(std::shared_ptr<const MeshTopology> topology,
@@ -157,9 +163,8 @@ void NodalVolumeTerm::add(const Vec3Array& p, unsigned what, Workspace& ws,
   const auto& tets = topo.tets();
   nodal_volumes(p, ws);
   if (what & kEvalEnergy) {
-    out.energy += deterministic_sum(topo.num_vertices(), [&](std::ptrdiff_t v) {
-      return ws.energy[static_cast<size_t>(v)];
-    });
+    out.energy += deterministic_sum(
+        topo.num_vertices(), [&](std::ptrdiff_t v) { return ws.energy[static_cast<size_t>(v)]; });
   }
   ws.tet_factor.resize(tets.size());
   parallel_for(static_cast<std::ptrdiff_t>(tets.size()), [&](std::ptrdiff_t t) {

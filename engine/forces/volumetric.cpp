@@ -8,7 +8,6 @@
 
 namespace softbody {
 
-
 void volumetric_density(VolumetricKind kind, const Material& material, double theta, double& psi,
                         double& dpsi, double& ddpsi) {
   psi = dpsi = ddpsi = 0;

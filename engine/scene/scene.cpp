@@ -271,8 +271,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
              "robustness", "dt", "duration", "gravity", "fixed", "anchors", "obstacles"});
   JsonReader mesh_section = root.object("mesh");
   JsonReader mat = root.object("material");
-  mat.only({"E", "nu", "density", "model", "volumetric", "pressure", "viscoelastic",
-            "rate_damping"});
+  mat.only(
+      {"E", "nu", "density", "model", "volumetric", "pressure", "viscoelastic", "rate_damping"});
   auto build_body = [&]() -> std::shared_ptr<const SceneBody> {
     auto body = std::make_shared<SceneBody>();
     body->mesh = read_mesh(mesh_section, base_dir, sources.uploaded_mesh, body->permutation);
@@ -308,7 +308,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     }
     if (!(material.density > 0)) mat.fail("density", "must be > 0");
     // Under average nodal pressure the element law (and so the viscous law's volumetric
-    // defaults) keeps only the shear: a per-element bulk viscosity would lock as lambda does.
+    // defaults) keeps only a little of lambda: a per-element bulk viscosity of lambda / 100 would
+    // lock as lambda does.
     const Material element_material = body->nodal_pressure ? nodal_split(material) : material;
     ViscousMaterial viscous = read_viscous_material(mat, element_material, constant_q);
     if (!viscous.empty())

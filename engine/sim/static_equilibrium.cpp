@@ -16,7 +16,8 @@ double free_residual(const SimulationModel& model, const Vec3Array& f, double lo
                      Eigen::VectorXd& residual) {
   residual.resize(3 * static_cast<Eigen::Index>(f.size()));
   for (size_t v = 0; v < f.size(); ++v) {
-    const Vec3 r = is_fixed(model, v) ? Vec3::Zero() : Vec3(f[v] - load * model.mass[v] * model.gravity);
+    const Vec3 r =
+        is_fixed(model, v) ? Vec3::Zero() : Vec3(f[v] - load * model.mass[v] * model.gravity);
     residual.segment<3>(3 * static_cast<Eigen::Index>(v)) = r;
   }
   return residual.norm();

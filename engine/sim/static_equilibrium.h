@@ -22,8 +22,8 @@ struct StaticOptions {
 struct StaticResult {
   Vec3Array p;
   bool converged = false;
-  int iterations = 0;  // Newton iterations over all increments
-  double residual = 0;  // |f(p) - m g| / |m g| on the free vertices at the end
+  int iterations = 0;           // Newton iterations over all increments
+  double residual = 0;          // |f(p) - m g| / |m g| on the free vertices at the end
   Index inverted_elements = 0;  // tetrahedra with signed volume <= 0 at p
 };
 

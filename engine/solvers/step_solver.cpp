@@ -12,10 +12,23 @@ namespace {
 // The factorization's flop rate relative to an iteration's (triangular solves and a product,
 // memory-bound), measured with `softbody-bench solver` (bench/RESULTS.md): CHOLMOD's supernodal
 // factorization (BLAS-3) of the bunny runs 5.5 times faster per flop than an iteration; the
-// simplicial one of the knight 4 times slower. Fixed ratios keep the refactoring decisions
-// independent of the machine and its load.
+// simplicial one of the knight 4 times slower. BLAS-3 pays only with wide supernodes: the
+// knight's supernodal factor under average nodal pressure (88 flops per factor nonzero) ran 5
+// times slower per flop than an iteration, the bunny's (712 per nonzero) 3.6-5.5 times faster.
+// Between those the ratio is interpolated in log-log. Fixed ratios keep the refactoring
+// decisions independent of the machine and its load.
 constexpr double kSupernodalRateRatio = 5.5;
+constexpr double kNarrowSupernodalRateRatio = 0.2;
+constexpr double kNarrowFlopsPerNonzero = 90, kWideFlopsPerNonzero = 700;
 constexpr double kSimplicialRateRatio = 0.25;
+
+double supernodal_rate_ratio(double flops_per_nonzero) {
+  const double t = std::clamp(std::log(flops_per_nonzero / kNarrowFlopsPerNonzero) /
+                                  std::log(kWideFlopsPerNonzero / kNarrowFlopsPerNonzero),
+                              0.0, 1.0);
+  return kNarrowSupernodalRateRatio *
+         std::pow(kSupernodalRateRatio / kNarrowSupernodalRateRatio, t);
+}
 // A factorization's fixed cost (calls, set-up), in iteration flops.
 constexpr double kFactorizationOverhead = 2e5;
 // A vertex block that moved this much (relative, Frobenius) since the factorization counts as
@@ -176,8 +189,11 @@ double StepSolver::iteration_cost() const {
 
 double StepSolver::factorization_cost() const {
   const FactorInfo& f = factor_->info();
-  return kFactorizationOverhead +
-         f.flops / (f.supernodal ? kSupernodalRateRatio : kSimplicialRateRatio);
+  const double ratio =
+      f.supernodal
+          ? supernodal_rate_ratio(f.flops / std::max(static_cast<double>(f.nnz_factor), 1.0))
+          : kSimplicialRateRatio;
+  return kFactorizationOverhead + f.flops / ratio;
 }
 
 void StepSolver::account(int iterations, bool fresh) {

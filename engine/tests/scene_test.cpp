@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "engine/forces/constant_q.h"
+#include "engine/forces/nodal_volume.h"
 #include "engine/tests/test_support.h"
 
 namespace softbody {
@@ -185,6 +186,40 @@ TEST(Scene, ViscoelasticMaterial) {
   EXPECT_NE(build_error(bad).find("/damping/beta: must be 0 with material.viscoelastic"),
             std::string::npos)
       << build_error(bad);
+}
+
+// pressure: "auto" holds the volume per vertex from nu = 0.45 on, "element" and "nodal" choose;
+// nodal pressure widens the matrix pattern to second neighbours and keeps the element law's shear.
+TEST(Scene, PressureMode) {
+  nlohmann::json doc = minimal_scene();
+  auto nodal = [](const Scene& s) {
+    return dynamic_cast<const ModelWithNodalVolume*>(s.model->forces.get()) != nullptr;
+  };
+  Scene s = build_scene(doc, "t", ".");
+  EXPECT_FALSE(s.body->nodal_pressure);
+  EXPECT_FALSE(nodal(s));
+  EXPECT_EQ(s.model->topology->coupling(), MatrixCoupling::kEdges);
+  doc["material"]["nu"] = 0.45;
+  s = build_scene(doc, "t", ".");
+  EXPECT_TRUE(s.body->nodal_pressure);
+  EXPECT_TRUE(nodal(s));
+  EXPECT_EQ(s.model->topology->coupling(), MatrixCoupling::kSecondNeighbours);
+  EXPECT_GT(s.model->topology->num_edges(), s.model->topology->num_mesh_edges());
+  doc["material"]["pressure"] = "element";
+  s = build_scene(doc, "t", ".");
+  EXPECT_FALSE(nodal(s));
+  doc["material"]["nu"] = 0.3;
+  doc["material"]["pressure"] = "nodal";
+  s = build_scene(doc, "t", ".");
+  EXPECT_TRUE(nodal(s));
+  EXPECT_NEAR(dynamic_cast<const ModelWithNodalVolume&>(*s.model->forces).term().kappa(),
+              s.body->material.lambda() - nodal_split(s.body->material).lambda(), 1e-9);
+  EXPECT_NEAR(nodal_split(s.body->material).mu(), s.body->material.mu(), 1e-9);
+  doc["material"]["pressure"] = "mixed";
+  EXPECT_NE(build_error(doc).find(
+                "/material/pressure: must be \"auto\", \"element\" or \"nodal\", not \"mixed\""),
+            std::string::npos)
+      << build_error(doc);
 }
 
 // constant_q: three Prony terms fitted to Q and |G| at a frequency; the fit's long-term shear
