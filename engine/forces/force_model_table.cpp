@@ -4,6 +4,7 @@
 
 #include "engine/forces/edge_constants.h"
 #include "engine/forces/element_models.h"
+#include "engine/forces/hyperelastic.h"
 #include "engine/forces/stvk_edge.h"
 
 namespace softbody {
@@ -16,10 +17,11 @@ double stvk_energy(const Vec3Array& p, const Vec3Array&, const Tet& tet, const T
   return c.energy;
 }
 
-double corotational_energy(const Vec3Array& p, const Vec3Array&, const Tet& tet,
-                           const TetRestGeometry& g, double lambda, double mu) {
+template <typename Kernel>
+double kernel_energy(const Vec3Array& p, const Vec3Array&, const Tet& tet, const TetRestGeometry& g,
+                     double lambda, double mu) {
   ElementContribution c;
-  corotational_element(p, tet, g, lambda, mu, kEvalEnergy, c);
+  Kernel::element(p, tet, g, lambda, mu, kEvalEnergy, c);
   return c.energy;
 }
 
@@ -49,6 +51,15 @@ std::unique_ptr<ForceModel> make_model(std::shared_ptr<const MeshTopology> topol
   return std::make_unique<Model>(std::move(topology), rest, material);
 }
 
+// Mooney-Rivlin with equal shear terms is polyconvex only for lambda >= mu (hyperelastic.h).
+std::unique_ptr<ForceModel> make_mooney_rivlin(std::shared_ptr<const MeshTopology> topology,
+                                               const Vec3Array& rest, const Material& material) {
+  if (!(material.lambda() >= material.mu() * (1 - 1e-9)))
+    throw std::invalid_argument(
+        "mooney-rivlin needs lambda >= mu (nu >= 0.25) to stay polyconvex; use neo-hookean");
+  return std::make_unique<ElementModel<MooneyRivlinKernel>>(std::move(topology), rest, material);
+}
+
 }  // namespace
 
 const std::vector<ForceModelEntry>& force_model_table() {
@@ -56,7 +67,11 @@ const std::vector<ForceModelEntry>& force_model_table() {
       {"stvk-edge", make_edge_model<true>, stvk_energy},
       {StvkTotalLagrangianKernel::kName, make_model<StvkTotalLagrangianModel>, stvk_energy},
       {"nsn", make_edge_model<false>, spring_network_energy},
-      {CorotationalKernel::kName, make_model<CorotationalModel>, corotational_energy},
+      {CorotationalKernel::kName, make_model<CorotationalModel>, kernel_energy<CorotationalKernel>},
+      {NeoHookeanKernel::kName, make_model<ElementModel<NeoHookeanKernel>>,
+       kernel_energy<NeoHookeanKernel>},
+      {MooneyRivlinKernel::kName, make_mooney_rivlin, kernel_energy<MooneyRivlinKernel>},
+      {HybridKernel::kName, make_model<ElementModel<HybridKernel>>, kernel_energy<HybridKernel>},
   };
   return table;
 }

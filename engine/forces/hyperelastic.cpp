@@ -1,0 +1,145 @@
+#include "engine/forces/hyperelastic.h"
+
+#include <cmath>
+
+#include "engine/forces/element_models.h"
+
+namespace softbody {
+namespace {
+
+struct Polyconvex {
+  double a, b, c, d, e;
+};
+
+Polyconvex polyconvex(double lambda, double mu, double b) {
+  Polyconvex k{};
+  k.b = b;
+  k.a = mu / 2 - b;
+  k.c = lambda / 4 - b;
+  k.d = 2 * k.a + 4 * k.b + 2 * k.c;
+  k.e = -(3 * k.a + 3 * k.b + k.c);
+  return k;
+}
+
+// ln J and its first two derivatives, continued quadratically below kLogContinuation.
+void log_j(double j, double& l, double& dl, double& ddl) {
+  const double j0 = kLogContinuation;
+  if (j >= j0) {
+    l = std::log(j);
+    dl = 1 / j;
+    ddl = -1 / (j * j);
+    return;
+  }
+  const double s = j - j0;
+  l = std::log(j0) + s / j0 - s * s / (2 * j0 * j0);
+  dl = 1 / j0 - s / (j0 * j0);
+  ddl = -1 / (j0 * j0);
+}
+
+Mat3 cofactor(const Mat3& f) {
+  Mat3 c;
+  c.col(0) = f.col(1).cross(f.col(2));
+  c.col(1) = f.col(2).cross(f.col(0));
+  c.col(2) = f.col(0).cross(f.col(1));
+  return c;
+}
+
+// Forces f_i = V P alpha_i and stiffness K_ij = V dP[e_b alpha_j^T] alpha_i from the first
+// Piola-Kirchhoff stress P and its derivative dP(dF), linear in dF.
+template <typename Tangent>
+void assemble_from_piola(const TetRestGeometry& g, const Mat3& piola, Tangent&& tangent,
+                         unsigned what, ElementContribution& c) {
+  const double v = g.volume;
+  if (what & kEvalForces)
+    for (size_t i = 0; i < 4; ++i) c.f[i] = v * (piola * g.shape_gradient[i]);
+  if (!(what & kEvalStiffness)) return;
+  // w[b][d] = dP[E_bd]: the stress change for a unit change of F_bd.
+  std::array<std::array<Mat3, 3>, 3> w;
+  for (int b = 0; b < 3; ++b)
+    for (int d = 0; d < 3; ++d) {
+      Mat3 unit = Mat3::Zero();
+      unit(b, d) = 1;
+      w[static_cast<size_t>(b)][static_cast<size_t>(d)] = tangent(unit);
+    }
+  auto block = [&](size_t i, size_t j) {
+    Mat3 k;
+    for (int b = 0; b < 3; ++b) {
+      Mat3 dp = Mat3::Zero();
+      for (int d = 0; d < 3; ++d)
+        dp += g.shape_gradient[j][d] * w[static_cast<size_t>(b)][static_cast<size_t>(d)];
+      k.col(b) = v * (dp * g.shape_gradient[i]);
+    }
+    return k;
+  };
+  for (size_t i = 0; i < 4; ++i) c.diagonal[i] = block(i, i);
+  for (size_t k = 0; k < 6; ++k)
+    c.edge[k] =
+        block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
+}
+
+void polyconvex_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
+                        const Polyconvex& k, unsigned what, ElementContribution& c) {
+  const Mat3 f = deformation_gradient(p, tet, g);
+  const Mat3 cauchy_green = f.transpose() * f;
+  const double i1 = cauchy_green.trace();
+  const Mat3 cof = cofactor(f);
+  const double i2 = cof.squaredNorm();  // tr Cof C
+  const double j = f.determinant();
+  double l, dl, ddl;
+  log_j(j, l, dl, ddl);
+  c.energy = g.volume * (k.a * i1 + k.b * i2 + k.c * j * j - k.d * l + k.e);
+  if (!(what & (kEvalForces | kEvalStiffness))) return;
+  const double gamma1 = 2 * k.c * j - k.d * dl;  // Gamma'(J)
+  const double gamma2 = 2 * k.c - k.d * ddl;     // Gamma''(J)
+  const Mat3 f_c = f * cauchy_green;
+  // d tr(Cof C) / dF = 2 (I1 F - F C); dJ / dF = Cof F.
+  const Mat3 piola = 2 * k.a * f + 2 * k.b * (i1 * f - f_c) + gamma1 * cof;
+  assemble_from_piola(
+      g, piola,
+      [&](const Mat3& df) {
+        // The cofactor is quadratic in F: its derivative is the difference quotient's exact value.
+        const Mat3 dcof = 0.5 * (cofactor(f + df) - cofactor(f - df));
+        const Mat3 d_fc = df * cauchy_green + f * df.transpose() * f + f * f.transpose() * df;
+        return Mat3(2 * k.a * df + 2 * k.b * (2 * f.cwiseProduct(df).sum() * f + i1 * df - d_fc) +
+                    gamma2 * cof.cwiseProduct(df).sum() * cof + gamma1 * dcof);
+      },
+      what, c);
+}
+
+}  // namespace
+
+void neo_hookean_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
+                         double lambda, double mu, unsigned what, ElementContribution& c) {
+  polyconvex_element(p, tet, g, polyconvex(lambda, mu, 0), what, c);
+}
+
+void mooney_rivlin_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
+                           double lambda, double mu, unsigned what, ElementContribution& c) {
+  polyconvex_element(p, tet, g, polyconvex(lambda, mu, mu / 4), what, c);
+}
+
+void hybrid_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                    double mu, unsigned what, ElementContribution& c) {
+  // The corotated shear is the corotational law without lambda; Green's volume is added.
+  corotational_element(p, tet, g, 0, mu, what, c);
+  const Mat3 f = deformation_gradient(p, tet, g);
+  const double tr_e = 0.5 * ((f.transpose() * f).trace() - 3);
+  c.energy += g.volume * 0.5 * lambda * tr_e * tr_e;
+  if (!(what & (kEvalForces | kEvalStiffness))) return;
+  ElementContribution volume;
+  // P = lambda tr(E) F; dP = lambda (F : dF) F + lambda tr(E) dF.
+  assemble_from_piola(
+      g, lambda * tr_e * f,
+      [&](const Mat3& df) {
+        return Mat3(lambda * f.cwiseProduct(df).sum() * f + lambda * tr_e * df);
+      },
+      what, volume);
+  if (what & kEvalForces)
+    for (size_t i = 0; i < 4; ++i) c.f[i] += volume.f[i];
+  if (what & kEvalStiffness) {
+    for (size_t i = 0; i < 4; ++i) c.diagonal[i] += volume.diagonal[i];
+    for (size_t k = 0; k < 6; ++k) c.edge[k] += volume.edge[k];
+  }
+}
+
+}  // namespace softbody
