@@ -269,6 +269,16 @@ TEST(SimStatic, TheEquilibriumIsWhereTheDampedDynamicsSettles) {
               statics["mean_displacement_over_diagonal"].get<double>(),
               0.01 * statics["mean_displacement_over_diagonal"].get<double>());
 
+  // Scene probes: every step line and the summary of run carry them; static reports them too.
+  const std::string probe = " --set 'probes=[{\"name\":\"tip\",\"set\":\"xmax\"}]'";
+  r = test::run_process(kSim + " run " + scene + " --json --threads 1 --steps 3" + probe);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<nlohmann::json> lines = json_lines(r.out);
+  EXPECT_EQ(lines.front()["probes"]["tip"].size(), 3u);
+  EXPECT_EQ(lines.back()["final_probes"]["tip"], lines[lines.size() - 2]["probes"]["tip"]);
+  const nlohmann::json probed = run_json("static " + scene + " --json --threads 1" + probe);
+  EXPECT_EQ(probed["probes"]["tip"], statics["probes"]["xmax"]);
+
   test::ProcessResult bad = test::run_process(kSim + " static " + scene + " --probe nowhere");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--probe nowhere: the mesh has no vertex set of that name"),

@@ -198,6 +198,10 @@ void add_run_command(CLI::App& app) {
           line["reference_spread"] = spread.back();
           line["distance_to_exact"] = exactness.back();
         }
+        for (const Probe& probe : scene.probes) {
+          const Vec3 d = probe_displacement(probe, state.p, model.rest);
+          line["probes"][probe.name] = {d.x(), d.y(), d.z()};
+        }
         const BoundingBox box = bounding_box(state.p);
         line["bbox_min"] = {box.min.x(), box.min.y(), box.min.z()};
         line["bbox_max"] = {box.max.x(), box.max.y(), box.max.z()};
@@ -250,6 +254,10 @@ void add_run_command(CLI::App& app) {
     summary["steps_over_threshold"] = over_threshold;
     summary["steps_with_correction"] = corrected_steps;
     summary["final_mean_displacement_over_diagonal"] = shape_error(state.p, model.rest);
+    for (const Probe& probe : scene.probes) {
+      const Vec3 d = probe_displacement(probe, state.p, model.rest);
+      summary["final_probes"][probe.name] = {d.x(), d.y(), d.z()};
+    }
     summary["rollbacks"] = rollbacks;
     summary["failed_steps"] = failed;
     std::cout << (args->json ? summary.dump() : summary.dump(2)) << '\n';

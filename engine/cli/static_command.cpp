@@ -74,6 +74,10 @@ void add_static_command(CLI::App& app) {
     j["max_displacement"] = max_displacement;
     // As `run` reports its final shape, so the two can be compared.
     j["mean_displacement_over_diagonal"] = shape_error(result.p, model.rest);
+    for (const Probe& probe : scene.probes) {
+      const Vec3 d = probe_displacement(probe, result.p, model.rest);
+      j["probes"][probe.name] = {d.x(), d.y(), d.z()};
+    }
     for (const std::string& probe : args->probes) {
       Vec3 mean = Vec3::Zero();
       const auto& set = mesh.vertex_sets.at(probe);

@@ -12,6 +12,8 @@
 #include "engine/mesh/reorder.h"
 #include "engine/mesh/validation.h"
 #include "engine/scene/json_reader.h"
+#include "engine/scene/loads_section.h"
+#include "engine/scene/selection.h"
 #include "engine/scene/viscous_section.h"
 
 namespace softbody {
@@ -78,39 +80,6 @@ std::shared_ptr<const Trajectory> read_trajectory(JsonReader r) {
   }
   r.finish();
   return trajectory;
-}
-
-// Vertex selections for fixed sets and anchors: {"set": name} | {"box": {"min", "max"}} |
-// {"plane": {"point", "normal", "distance"}} (within distance of the plane, or on its negative
-// side).
-std::vector<Index> select_vertices(JsonReader& r, const TetMesh& mesh) {
-  std::vector<Index> out;
-  if (r.has("set")) {
-    std::string name = r.string("set", "");
-    auto it = mesh.vertex_sets.find(name);
-    if (it == mesh.vertex_sets.end()) r.fail("set", "the mesh has no vertex set '" + name + "'");
-    out = it->second;
-  } else if (r.has("box")) {
-    JsonReader b = r.object("box");
-    const Vec3 lo = b.vec3("min", Vec3::Zero(), 1), hi = b.vec3("max", Vec3::Zero(), 1);
-    b.finish();
-    for (Index v = 0; v < mesh.num_vertices(); ++v) {
-      const Vec3& x = mesh.vertices[static_cast<size_t>(v)];
-      if ((x.array() >= lo.array()).all() && (x.array() <= hi.array()).all()) out.push_back(v);
-    }
-  } else if (r.has("plane")) {
-    JsonReader p = r.object("plane");
-    const Vec3 point = p.vec3("point", Vec3::Zero(), 1);
-    const Vec3 normal = p.vec3("normal", Vec3::UnitY()).normalized();
-    const double distance = p.number("distance", 0, 1);
-    p.finish();
-    for (Index v = 0; v < mesh.num_vertices(); ++v) {
-      if (normal.dot(mesh.vertices[static_cast<size_t>(v)] - point) <= distance) out.push_back(v);
-    }
-  } else {
-    r.fail("", "a vertex selection needs set, box or plane");
-  }
-  return out;
 }
 
 TetMesh read_mesh(JsonReader r, const std::string& base_dir, const TetMesh* uploaded,
@@ -268,7 +237,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   scene.name = root.string("name", std::filesystem::path(source).stem().string());
   root.string("description", "");
   root.only({"units", "name", "description", "mesh", "material", "damping", "integrator", "solver",
-             "robustness", "dt", "duration", "gravity", "fixed", "anchors", "obstacles"});
+             "robustness", "dt", "duration", "gravity", "fixed", "anchors", "obstacles", "loads",
+             "probes"});
   JsonReader mesh_section = root.object("mesh");
   JsonReader mat = root.object("material");
   mat.only(
@@ -434,6 +404,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   }
   if (std::none_of(model->fixed.begin(), model->fixed.end(), [](std::uint8_t f) { return f != 0; }))
     model->fixed.clear();
+  model->surface_loads = read_loads(root, mesh, *body.topology);
+  scene.probes = read_probes(root, mesh);
   if (root.has("anchors")) {
     const nlohmann::json& anchors = root.array("anchors");
     for (size_t i = 0; i < anchors.size(); ++i) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "engine/mesh/reorder.h"
+#include "engine/scene/probe.h"
 #include "engine/sim/simulation.h"
 
 namespace softbody {
@@ -44,8 +45,9 @@ struct Scene {
   std::string name;
   std::shared_ptr<SimulationModel> model;
   std::shared_ptr<const SceneBody> body;
-  double duration = 1.0;    // default run length [s]
-  nlohmann::json document;  // the scene after --set overrides
+  double duration = 1.0;      // default run length [s]
+  nlohmann::json document;    // the scene after --set overrides
+  std::vector<Probe> probes;  // `probes`: reported by softbody-sim run and static
 };
 
 // Returns the body cached under `key`, or calls `build` and (maybe) caches its result. The key

@@ -10,6 +10,7 @@
 #include "engine/forces/viscoelastic.h"
 #include "engine/sim/external_forces.h"
 #include "engine/sim/integrator_options.h"
+#include "engine/sim/surface_loads.h"
 #include "engine/solvers/step_solver.h"
 
 namespace softbody {
@@ -26,6 +27,7 @@ struct SimulationModel {
   Vec3 gravity = Vec3(0, -9.81, 0);
   std::vector<Anchor> anchors;
   std::vector<Obstacle> obstacles;
+  std::vector<SurfaceLoad> surface_loads;  // the scene's `loads`
   IntegratorOptions options;
 };
 

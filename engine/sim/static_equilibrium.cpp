@@ -1,6 +1,7 @@
 #include "engine/sim/static_equilibrium.h"
 
 #include <cmath>
+#include <limits>
 
 #include "engine/solvers/sparse_cholesky.h"
 
@@ -11,22 +12,38 @@ bool is_fixed(const SimulationModel& model, size_t v) {
   return !model.fixed.empty() && model.fixed[v] != 0;
 }
 
-// |f(p) - load| over the free vertices; fills `residual` (zero at fixed vertices).
-double free_residual(const SimulationModel& model, const Vec3Array& f, double load,
+// The external load at p for load factor `load`: gravity and the scene's surface loads at the
+// end of their curves, both scaled by `load`.
+void external_load(const SimulationModel& model, const Vec3Array& p, double load,
+                   ExternalForceOutput& external) {
+  external.reset(p.size());
+  for (size_t v = 0; v < p.size(); ++v) external.h[v] = model.mass[v] * model.gravity;
+  add_surface_loads(model.surface_loads, p, std::numeric_limits<double>::max(), external);
+  for (Vec3& h : external.h) h *= load;
+}
+
+// |f(p) - h(p)| over the free vertices; fills `residual` (zero at fixed vertices).
+double free_residual(const SimulationModel& model, const Vec3Array& f, const Vec3Array& h,
                      Eigen::VectorXd& residual) {
   residual.resize(3 * static_cast<Eigen::Index>(f.size()));
   for (size_t v = 0; v < f.size(); ++v) {
-    const Vec3 r =
-        is_fixed(model, v) ? Vec3::Zero() : Vec3(f[v] - load * model.mass[v] * model.gravity);
+    const Vec3 r = is_fixed(model, v) ? Vec3::Zero() : Vec3(f[v] - h[v]);
     residual.segment<3>(3 * static_cast<Eigen::Index>(v)) = r;
   }
   return residual.norm();
 }
 
-double potential(const SimulationModel& model, const Vec3Array& p, double energy, double load) {
+// W(p) - h . p: the potential energy where the loads are dead (gravity, tractions).
+double potential(const Vec3Array& p, double energy, const Vec3Array& h) {
   double work = 0;
-  for (size_t v = 0; v < p.size(); ++v) work += model.mass[v] * model.gravity.dot(p[v]);
-  return energy - load * work;
+  for (size_t v = 0; v < p.size(); ++v) work += h[v].dot(p[v]);
+  return energy - work;
+}
+
+bool has_follower_load(const SimulationModel& model) {
+  for (const SurfaceLoad& load : model.surface_loads)
+    if (load.pressure != 0) return true;
+  return false;
 }
 
 }  // namespace
@@ -37,48 +54,58 @@ StaticResult solve_static(const SimulationModel& model, const StaticOptions& opt
   auto workspace = forces.make_workspace();
   StaticResult result;
   result.p = model.rest;
-  double gravity_norm = 0;
-  for (size_t v = 0; v < model.mass.size(); ++v)
-    if (!is_fixed(model, v)) gravity_norm += std::pow(model.mass[v] * model.gravity.norm(), 2);
-  gravity_norm = std::sqrt(gravity_norm);
-  if (gravity_norm == 0) gravity_norm = 1;  // no load: the rest shape is the answer
+  // Convergence is measured against the full load's size on the free vertices.
+  ExternalForceOutput external;
+  external_load(model, model.rest, 1.0, external);
+  double load_norm = 0;
+  for (size_t v = 0; v < external.h.size(); ++v)
+    if (!is_fixed(model, v)) load_norm += external.h[v].squaredNorm();
+  load_norm = std::sqrt(load_norm);
+  if (load_norm == 0) load_norm = 1;  // no load: the rest shape is the answer
+  // A follower pressure has no potential: then the line search asks the residual to fall.
+  const bool conservative = !has_follower_load(model);
 
   SymmetricCsc matrix(*model.topology, model.fixed);
   SparseCholesky factor;
   factor.analyze(matrix);
   ForceOutput out, trial_out;
-  Eigen::VectorXd residual, step;
+  Eigen::VectorXd residual, trial_residual, step;
   const int increments = std::max(options.increments, 1);
   bool all_converged = true;
   for (int increment = 1; increment <= increments; ++increment) {
     const double load = static_cast<double>(increment) / increments;
     forces.evaluate(result.p, kEvalAll, *workspace, out);
-    double norm = free_residual(model, out.f, load, residual);
-    bool converged = norm <= options.tolerance * gravity_norm;
+    external_load(model, result.p, load, external);
+    double norm = free_residual(model, out.f, external.h, residual);
+    bool converged = norm <= options.tolerance * load_norm;
     for (int iteration = 0; iteration < options.max_iterations && !converged; ++iteration) {
       ++result.iterations;
       matrix.assign(out.K);
       factor.factorize(matrix);
       factor.solve(-residual, step);
-      // Backtracking on the potential: Newton's step is a descent direction where K is
-      // definite; elsewhere (LDL^T of an indefinite K) the shortest step that lowers it is taken.
-      const double before = potential(model, result.p, out.energy, load);
+      // Backtracking: Newton's step is a descent direction of the potential where K is definite;
+      // elsewhere (LDL^T of an indefinite K) the shortest step that lowers it is taken.
+      const double before = conservative ? potential(result.p, out.energy, external.h) : norm;
       Vec3Array trial = result.p;
-      double scale = 1;
+      double scale = 1, trial_norm = norm;
       for (int backtrack = 0; backtrack < 30; ++backtrack, scale *= 0.5) {
         for (size_t v = 0; v < trial.size(); ++v)
           trial[v] = result.p[v] + scale * Vec3(step.segment<3>(3 * static_cast<Eigen::Index>(v)));
         forces.evaluate(trial, kEvalAll, *workspace, trial_out);
-        if (potential(model, trial, trial_out.energy, load) <= before + 1e-14 * std::abs(before))
-          break;
+        external_load(model, trial, load, external);
+        trial_norm = free_residual(model, trial_out.f, external.h, trial_residual);
+        const double after =
+            conservative ? potential(trial, trial_out.energy, external.h) : trial_norm;
+        if (after <= before + 1e-14 * std::abs(before)) break;
       }
       result.p = trial;
       std::swap(out, trial_out);
-      norm = free_residual(model, out.f, load, residual);
-      converged = norm <= options.tolerance * gravity_norm;
+      std::swap(residual, trial_residual);
+      norm = trial_norm;
+      converged = norm <= options.tolerance * load_norm;
     }
     all_converged = all_converged && converged;
-    result.residual = norm / gravity_norm;
+    result.residual = norm / load_norm;
     if (progress) progress(increment, increments);
   }
   result.converged = all_converged;

@@ -1,0 +1,70 @@
+#include "engine/sim/surface_loads.h"
+
+#include <algorithm>
+#include <map>
+
+namespace softbody {
+
+double LoadCurve::at(double t) const {
+  if (points.empty()) return 1;
+  if (t <= points.front().first) return points.front().second;
+  if (t >= points.back().first) return points.back().second;
+  const auto next = std::upper_bound(points.begin(), points.end(), t,
+                                     [](double x, const auto& point) { return x < point.first; });
+  const auto& [t1, s1] = *next;
+  const auto& [t0, s0] = *(next - 1);
+  return s0 + (s1 - s0) * (t - t0) / (t1 - t0);
+}
+
+SurfaceLoad make_surface_load(std::vector<Triangle> faces, const Vec3Array& rest,
+                              const Vec3& traction, double pressure, LoadCurve curve) {
+  SurfaceLoad load;
+  load.faces = std::move(faces);
+  load.traction = traction;
+  load.pressure = pressure;
+  load.curve = std::move(curve);
+  if (traction != Vec3::Zero()) {
+    std::map<Index, Vec3> per_vertex;
+    for (const Triangle& f : load.faces) {
+      const double area =
+          0.5 * (rest[static_cast<size_t>(f[1])] - rest[static_cast<size_t>(f[0])])
+                    .cross(rest[static_cast<size_t>(f[2])] - rest[static_cast<size_t>(f[0])])
+                    .norm();
+      for (Index v : f) {
+        auto [it, inserted] = per_vertex.try_emplace(v, Vec3::Zero());
+        it->second += traction * (area / 3);
+      }
+    }
+    load.dead_forces.assign(per_vertex.begin(), per_vertex.end());
+  }
+  return load;
+}
+
+void add_surface_loads(std::span<const SurfaceLoad> loads, const Vec3Array& p, double t,
+                       ExternalForceOutput& out) {
+  for (const SurfaceLoad& load : loads) {
+    const double s = load.curve.at(t);
+    if (s == 0) continue;
+    for (const auto& [v, f] : load.dead_forces) out.h[static_cast<size_t>(v)] += s * f;
+    if (load.pressure == 0) continue;
+    for (const Triangle& f : load.faces) {
+      const Vec3& a = p[static_cast<size_t>(f[0])];
+      // Twice the current area times the outward normal; the pressure pushes inward.
+      const Vec3 area_normal =
+          (p[static_cast<size_t>(f[1])] - a).cross(p[static_cast<size_t>(f[2])] - a);
+      const Vec3 share = -(s * load.pressure / 6) * area_normal;
+      for (Index v : f) out.h[static_cast<size_t>(v)] += share;
+    }
+  }
+}
+
+Vec3 total_surface_load(std::span<const SurfaceLoad> loads, const Vec3Array& p, double t) {
+  ExternalForceOutput out;
+  out.reset(p.size());
+  add_surface_loads(loads, p, t, out);
+  Vec3 total = Vec3::Zero();
+  for (const Vec3& h : out.h) total += h;
+  return total;
+}
+
+}  // namespace softbody

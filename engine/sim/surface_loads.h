@@ -1,0 +1,46 @@
+// Surface loads of a scene (`loads`): tractions on boundary triangles, scaled over time by a
+// piecewise-linear curve. A dead load is a fixed traction per rest area (its direction and size do
+// not change as the body deforms); a follower load is a pressure on the current surface, normal
+// to each triangle as it is now. Each triangle's force is shared equally by its three vertices.
+//
+// The follower load's Jacobian couples the three vertices of a triangle (and is not symmetric);
+// the step matrix holds external Jacobians per vertex only, so it is left out: integrators treat
+// a follower load explicitly within a Newton iteration. That converges for pressures small beside
+// the material's stiffness over a step; a large, fast pressure wants a smaller dt.
+#pragma once
+
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "engine/sim/external_forces.h"
+
+namespace softbody {
+
+// s(t): linear between (t_i, s_i) points (ascending t), constant beyond the ends; 1 if empty.
+struct LoadCurve {
+  std::vector<std::pair<double, double>> points;
+  double at(double t) const;
+};
+
+struct SurfaceLoad {
+  std::vector<Triangle> faces;   // boundary triangles, counter-clockwise seen from outside
+  Vec3 traction = Vec3::Zero();  // dead load [Pa], per rest area
+  double pressure = 0;           // follower load [Pa], pushing against the outward normal
+  LoadCurve curve;
+  // The dead load's force on each loaded vertex at s = 1 (filled by make_surface_load).
+  std::vector<std::pair<Index, Vec3>> dead_forces;
+};
+
+// A load on `faces` with its dead forces computed from the rest positions.
+SurfaceLoad make_surface_load(std::vector<Triangle> faces, const Vec3Array& rest,
+                              const Vec3& traction, double pressure, LoadCurve curve);
+
+// Adds the loads' forces at positions p and time t to out.h.
+void add_surface_loads(std::span<const SurfaceLoad> loads, const Vec3Array& p, double t,
+                       ExternalForceOutput& out);
+
+// The total force the loads exert at p and t (for tests and reports).
+Vec3 total_surface_load(std::span<const SurfaceLoad> loads, const Vec3Array& p, double t);
+
+}  // namespace softbody
