@@ -79,7 +79,7 @@ ViscousModel::ViscousModel(std::shared_ptr<const MeshTopology> topology, const V
 }
 
 void ViscousModel::begin_step(const Vec3Array& p_start, const std::vector<double>& memory,
-                              double dt, ViscousStep& step) const {
+                              double dt, ViscousStep& step, const RateFormula* rate) const {
   const auto& tets = topology_->tets();
   const size_t n = tets.size();
   const size_t per = static_cast<size_t>(memory_per_element());
@@ -93,18 +93,25 @@ void ViscousModel::begin_step(const Vec3Array& p_start, const std::vector<double
     terms.push_back(factors(term, dt));
     prony_gain += term.mu * terms.back().gain;
   }
-  const double volumetric_rate = (m.rate_lambda + m.bulk_viscosity) / dt;
+  const double rate_dt = rate ? rate->dt : dt;
+  const double volumetric_rate = (m.rate_lambda + m.bulk_viscosity) / rate_dt;
   step.dt = dt;
-  step.mu = prony_gain + m.rate_mu / dt;
+  step.mu = prony_gain + m.rate_mu / rate_dt;
   step.lambda = -2.0 / 3.0 * prony_gain + volumetric_rate;
   step.prestress.resize(n);
   step.start_strain.resize(n);
   parallel_for(static_cast<std::ptrdiff_t>(n), [&](std::ptrdiff_t ti) {
     const auto t = static_cast<size_t>(ti);
     const Mat3 e = green_strain(p_start, tets[t], geometry_[t]);
-    const Mat3 dev = deviatoric(e);
-    Mat3 s0 = -2 * (prony_gain * dev + m.rate_mu / dt * e);
-    s0.diagonal().array() -= volumetric_rate * e.trace();
+    // The strain the rate terms difference against: E_n, or the multistep formula's sum.
+    Mat3 e_rate = e;
+    if (rate) {
+      e_rate.setZero();
+      for (size_t j = 0; j < rate->positions.size(); ++j)
+        e_rate += rate->weights[j] * green_strain(*rate->positions[j], tets[t], geometry_[t]);
+    }
+    Mat3 s0 = -2 * (prony_gain * deviatoric(e) + m.rate_mu / rate_dt * e_rate);
+    s0.diagonal().array() -= volumetric_rate * e_rate.trace();
     if (!memory.empty()) {
       for (size_t i = 0; i < terms.size(); ++i)
         s0 += (2 * m.prony[i].mu * terms[i].decay) * unpack(&memory[t * per + 6 * i]);

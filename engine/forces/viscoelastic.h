@@ -68,9 +68,16 @@ class ViscousModel {
   }
 
   // The step from positions p_n (its start) of length dt with `memory` (empty: all zero, a body
-  // that never deformed).
+  // that never deformed). The rate terms (correspondence damping, bulk viscosity) take the
+  // strain rate (E(p) - E_n) / dt, backward Euler's; a multistep integrator passes `rate`, its
+  // own derivative formula (E(p) - sum_j w_j E(p_j)) / rate_dt, so that they keep its order.
+  struct RateFormula {
+    std::vector<const Vec3Array*> positions;  // p_n, p_{n-1}, ...
+    std::vector<double> weights;              // w_j
+    double dt = 0;                            // beta h
+  };
   void begin_step(const Vec3Array& p_start, const std::vector<double>& memory, double dt,
-                  ViscousStep& step) const;
+                  ViscousStep& step, const RateFormula* rate = nullptr) const;
   // Adds the step's viscous energy, forces and tangent at p to `out` (sized by the elastic model).
   void add(const Vec3Array& p, const ViscousStep& step, unsigned what, ElementWorkspace& workspace,
            ForceOutput& out) const;

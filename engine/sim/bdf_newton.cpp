@@ -218,7 +218,19 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
   const double h = kBdfFormulas[static_cast<size_t>(order - 1)].beta * dt;
   solver_cache_.load(state);
   auto t0 = Clock::now();
-  internal_.begin(state, dt);
+  // The viscous rate terms differentiate the strain by the same formula as the positions.
+  ViscousModel::RateFormula rate;
+  if (order > 1) {
+    const BdfFormula& formula = kBdfFormulas[static_cast<size_t>(order - 1)];
+    rate.dt = h;
+    rate.positions.push_back(&state.p);
+    rate.weights.push_back(formula.history[0]);
+    for (int j = 1; j < order; ++j) {
+      rate.positions.push_back(&state.history.p[static_cast<size_t>(j - 1)]);
+      rate.weights.push_back(formula.history[j]);
+    }
+  }
+  internal_.begin(state, dt, order > 1 ? &rate : nullptr);
   evaluate_step_forces(m, loads_, start_.p, t_next_, internal_, forces_start_, external_start_);
   stats.forces_ms += ms_since(t0);
   stats.contacts = external_start_.contacts;

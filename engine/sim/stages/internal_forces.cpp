@@ -7,8 +7,10 @@ StepInternalForces::StepInternalForces(const SimulationModel& model)
       elastic_workspace_(model.forces->make_workspace()),
       nodal_(dynamic_cast<const ModelWithNodalVolume*>(model.forces.get())) {}
 
-void StepInternalForces::begin(const SimulationState& state, double dt) {
-  if (model_.viscous) model_.viscous->begin_step(state.p, state.material_memory, dt, viscous_step_);
+void StepInternalForces::begin(const SimulationState& state, double dt,
+                               const ViscousModel::RateFormula* rate) {
+  if (model_.viscous)
+    model_.viscous->begin_step(state.p, state.material_memory, dt, viscous_step_, rate);
 }
 
 void StepInternalForces::evaluate(const Vec3Array& p, unsigned what, ForceOutput& out) {

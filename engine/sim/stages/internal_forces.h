@@ -13,8 +13,10 @@ namespace softbody {
 class StepInternalForces {
  public:
   explicit StepInternalForces(const SimulationModel& model);
-  // At the start of an attempt of length dt from `state`.
-  void begin(const SimulationState& state, double dt);
+  // At the start of an attempt of length dt from `state`; a multistep integrator passes its
+  // derivative formula for the viscous rate terms (ViscousModel::RateFormula).
+  void begin(const SimulationState& state, double dt,
+             const ViscousModel::RateFormula* rate = nullptr);
   // Fills `out` as ForceModel::evaluate does (energy, forces, tangent as `what` asks).
   void evaluate(const Vec3Array& p, unsigned what, ForceOutput& out);
   // After the attempt was accepted at state.p: the state's material memory moves with it.
