@@ -127,6 +127,11 @@ SettingsUpdate settings_from_proto(const v1::SessionSettings& s) {
          u.preconditioner);
   parsed(s.has_refactor(), s.refactor(), "refactor", parse_refactor_mode, u.refactor);
   parsed(s.has_integrator(), s.integrator(), "integrator", parse_integrator_type, u.integrator);
+  parsed(s.has_pressure(), s.pressure(), "pressure", parse_pressure_mode, u.pressure);
+  in_range(s.has_viscous_quality(), s.viscous_quality(), 0, 1e6, true, "viscous_quality",
+           u.viscous_quality);
+  in_range(s.has_viscous_modulus(), s.viscous_modulus(), 0, 1e12, true, "viscous_modulus",
+           u.viscous_modulus);
   if (s.has_max_iterations()) {
     if (s.max_iterations() < 1 || s.max_iterations() > 10000)
       invalid_argument("settings.max_iterations", "must lie in [1, 10000]");

@@ -22,6 +22,7 @@ Session::Session(std::string id, std::string label, Scene scene, SessionSource s
       integrator_(make_integrator(model_)),
       state_(rest_state(*model_)) {
   options_ = model_->options;
+  material_ = scene.body->material;
   document_ = source_.document;
   rest_bounds_ = bounding_box(model_->rest);
   validity_cap_ = rest_bounds_.diagonal();
@@ -39,6 +40,11 @@ double Session::dt() const {
 IntegratorOptions Session::options() const {
   std::lock_guard lock(settings_mutex_);
   return options_;
+}
+
+Material Session::material() const {
+  std::lock_guard lock(settings_mutex_);
+  return material_;
 }
 
 nlohmann::json Session::document() const {
@@ -260,6 +266,23 @@ void Session::update_settings(const SettingsUpdate& u) {
   if (u.refactor) document["solver"]["refactor"] = *u.refactor;
   if (u.tolerance) document["solver"]["tolerance"] = *u.tolerance;
   if (u.integrator) document["integrator"]["type"] = *u.integrator;
+  if (u.pressure) document["material"]["pressure"] = *u.pressure;
+  if (u.viscous_quality || u.viscous_modulus) {
+    nlohmann::json* constant_q = nullptr;
+    if (document["material"].contains("viscoelastic") &&
+        document["material"]["viscoelastic"].contains("constant_q"))
+      constant_q = &document["material"]["viscoelastic"]["constant_q"];
+    if (!constant_q) {
+      throw ApiError(grpc::StatusCode::FAILED_PRECONDITION,
+                     std::string("settings.") +
+                         (u.viscous_quality ? "viscous_quality" : "viscous_modulus") +
+                         ": the session's material is not constant-Q "
+                         "(material.viscoelastic.constant_q)");
+    }
+    if (u.viscous_quality) (*constant_q)["Q"] = *u.viscous_quality;
+    // In the document's units, as E: N per (unit length)^2.
+    if (u.viscous_modulus) (*constant_q)["mu"] = *u.viscous_modulus * length * length;
+  }
   Scene scene;
   try {
     scene = build_scene(document, source_.scene_name, source_.base_dir,
@@ -274,6 +297,7 @@ void Session::update_settings(const SettingsUpdate& u) {
   {
     std::lock_guard settings_lock(settings_mutex_);
     options_ = model_->options;
+    material_ = scene.body->material;
     document_ = source_.document;
   }
   integrator_ = make_integrator(model_);  // the state keeps every memory the old one had

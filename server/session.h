@@ -67,7 +67,8 @@ struct SessionLimits {
 // Live settings; unset members keep their value. Validated by the caller.
 struct SettingsUpdate {
   std::optional<double> youngs_modulus, poisson_ratio, alpha, beta, dt, tolerance;
-  std::optional<std::string> solver, preconditioner, refactor, integrator;
+  std::optional<double> viscous_quality, viscous_modulus;  // constant-Q materials only
+  std::optional<std::string> solver, preconditioner, refactor, integrator, pressure;
   std::optional<int> max_iterations;
 };
 
@@ -117,6 +118,7 @@ class Session {
   const TetMesh& mesh() const { return mesh_body_->mesh; }
   const MeshTopology& topology() const { return *mesh_body_->topology; }
   IntegratorOptions options() const;
+  Material material() const;
   nlohmann::json document() const;  // the scene with every settings change applied
   double effective_tolerance() const { return effective_tolerance_.load(); }
   // Cores the session's real-time stepping takes (its CPU seconds per simulated second over its
@@ -164,6 +166,7 @@ class Session {
   // Copies of the settings for readers (gRPC threads must not wait for a step to read them).
   mutable std::mutex settings_mutex_;
   IntegratorOptions options_;
+  Material material_;  // the body's, in SI units (E follows a constant-Q fit)
   nlohmann::json document_;
 
   mutable std::mutex state_mutex_;  // model, integrator, state, source: held while stepping

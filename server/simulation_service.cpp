@@ -57,8 +57,10 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   const nlohmann::json document = session.document();
   const nlohmann::json& material = document.at("material");
   const double length = scene_length_unit(document, session.scene_name());
-  s.set_youngs_modulus(material.value("E", 0.0) / (length * length));
-  s.set_poisson_ratio(material.value("nu", 0.0));
+  // The body's: a constant-Q material's E comes from its fit, not from the document.
+  const Material body_material = session.material();
+  s.set_youngs_modulus(body_material.youngs_modulus);
+  s.set_poisson_ratio(body_material.poisson_ratio);
   s.set_damping_alpha(o.alpha);
   s.set_damping_beta(o.beta);
   s.set_dt(o.dt);
@@ -70,6 +72,18 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   s.set_effective_tolerance(session.effective_tolerance());
   s.set_refactor(refactor_mode_name(o.solver.refactor));
   s.set_integrator(integrator_type_name(o.type));
+  // The document was built into the session's model, so its pressure mode is a valid one.
+  const std::string pressure = material.value("pressure", std::string("auto"));
+  const PressureMode mode = parse_pressure_mode(pressure);
+  s.set_pressure(pressure);
+  s.set_nodal_pressure(mode == PressureMode::kNodal ||
+                       (mode == PressureMode::kAuto &&
+                        material.value("nu", 0.0) >= kNodalPressureFromPoisson));
+  if (material.contains("viscoelastic") && material["viscoelastic"].contains("constant_q")) {
+    const nlohmann::json& constant_q = material["viscoelastic"]["constant_q"];
+    s.set_viscous_quality(constant_q.value("Q", 0.0));
+    s.set_viscous_modulus(constant_q.value("mu", 0.0) / (length * length));
+  }
   info.set_age_s(std::chrono::duration<double>(Clock::now() - session.created()).count());
   info.set_idle_s(session.idle_seconds());
   to_proto(session.rest_bounds(), *info.mutable_rest_bounds());

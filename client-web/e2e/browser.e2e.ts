@@ -197,6 +197,28 @@ describe("browser client", () => {
     expect(trainee.problems).toEqual([]);
   });
 
+  it("changes the pressure live from its selector", async () => {
+    const { page } = trainee;
+    // The default scene keeps one volume per element; its material is not constant-Q.
+    expect(await page.locator("#pressure").inputValue()).toBe("element");
+    expect(await page.locator("#constant-q").isVisible()).toBe(false);
+    expect(await page.locator("#youngs").isDisabled()).toBe(false);
+    await page.selectOption("#pressure", "nodal");
+    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
+      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+    await client.connect();
+    const settings = async () => {
+      const reply = await client.request({ case: "getSession", value: { sessionId } });
+      return reply.body.case === "session" ? reply.body.value.settings : undefined;
+    };
+    await waitFor(async () => (await settings())?.nodalPressure === true, 10000, "nodal pressure");
+    expect((await settings())?.pressure).toBe("nodal");
+    const before = (await probe(page)).lastStep;
+    await waitFor(async () => (await probe(page)).lastStep > before + 10, 20000, "steps under nodal pressure");
+    client.close();
+    expect(trainee.problems).toEqual([]);
+  });
+
   it("shows the server's refusal clearly", async () => {
     const { page } = trainee;
     // --max-sessions 3: two more fit, the third is refused.

@@ -18,6 +18,7 @@ import { drawLegend } from "./ui/legend";
 import { $, button, input, select } from "./ui/dom";
 
 const integratorSelect = () => select("integrator");
+const pressureSelect = () => select("pressure");
 
 // The bearer token for servers that require one (docs/security.md): given once in the address's
 // fragment (#token=..., which browsers never send to servers or write to their logs), then kept
@@ -428,8 +429,14 @@ export class App {
     button("step").disabled = !joined || !paused;
     button("reset").disabled = !joined;
     button("leave-session").disabled = !joined;
-    for (const id of ["youngs", "poisson", "alpha", "beta"]) input(id).disabled = !joined;
+    // A constant-Q material is set by Q and |G| (its long-term E follows from the fit), others by E.
+    const constantQ = (info?.settings?.viscousQuality ?? 0) > 0;
+    for (const id of ["poisson", "alpha", "beta"]) input(id).disabled = !joined;
+    input("youngs").disabled = !joined || constantQ;
+    for (const id of ["quality", "viscous-modulus"]) input(id).disabled = !joined || !constantQ;
+    $("constant-q").hidden = !constantQ;
     integratorSelect().disabled = !joined;
+    pressureSelect().disabled = !joined;
     if (!info) return;
     $("session-name").textContent = `· ${info.label || info.sceneName}${paused ? " (paused)" : ""}`;
     const s = info.settings;
@@ -439,21 +446,27 @@ export class App {
       input("alpha").value = String(s.dampingAlpha);
       input("beta").value = String(s.dampingBeta);
       if (s.integrator) integratorSelect().value = s.integrator;
+      pressureSelect().value = s.pressure || "auto";
+      if (constantQ) {
+        input("quality").value = String(Math.log10(s.viscousQuality));
+        input("viscous-modulus").value = String(Math.log10(s.viscousModulus));
+      }
       this.showSettingValues();
     }
   }
 
-  // The integrator changes at once (one choice, not a drag).
-  private async integratorChanged(): Promise<void> {
+  // Selectors change at once (one choice, not a drag).
+  private async choiceChanged(field: "integrator" | "pressure", what: string): Promise<void> {
     if (!this.sessionId) return;
+    const value = select(field).value;
     try {
       const reply = await this.client.request({
         case: "updateSettings",
-        value: { sessionId: this.sessionId, settings: { integrator: integratorSelect().value } },
+        value: { sessionId: this.sessionId, settings: { [field]: value } },
       });
       if (reply.body.case === "session") this.applyInfo(reply.body.value);
     } catch (e) {
-      this.showError("The server refused the integrator.", e);
+      this.showError(`The server refused the ${what}.`, e);
       if (this.info) this.applyInfo(this.info);
     }
   }
@@ -463,6 +476,8 @@ export class App {
     $("poisson-value").textContent = Number(input("poisson").value).toFixed(2);
     $("alpha-value").textContent = `${Number(input("alpha").value).toFixed(1)} 1/s`;
     $("beta-value").textContent = `${Number(input("beta").value).toFixed(4)} s`;
+    $("quality-value").textContent = (10 ** Number(input("quality").value)).toFixed(1);
+    $("viscous-modulus-value").textContent = `${(10 ** Number(input("viscous-modulus").value) / 1000).toFixed(2)} kPa`;
   }
 
   private async control(action: ControlAction): Promise<void> {
@@ -487,10 +502,15 @@ export class App {
           value: {
             sessionId: this.sessionId,
             settings: {
-              youngsModulus: 10 ** Number(input("youngs").value),
               poissonRatio: Number(input("poisson").value),
               dampingAlpha: Number(input("alpha").value),
               dampingBeta: Number(input("beta").value),
+              ...((this.info?.settings?.viscousQuality ?? 0) > 0
+                ? {
+                    viscousQuality: 10 ** Number(input("quality").value),
+                    viscousModulus: 10 ** Number(input("viscous-modulus").value),
+                  }
+                : { youngsModulus: 10 ** Number(input("youngs").value) }),
             },
           },
         });
@@ -512,8 +532,10 @@ export class App {
     button("resume").addEventListener("click", () => void this.control(ControlAction.RESUME));
     button("step").addEventListener("click", () => void this.control(ControlAction.STEP));
     button("reset").addEventListener("click", () => void this.control(ControlAction.RESET));
-    for (const id of ["youngs", "poisson", "alpha", "beta"]) input(id).addEventListener("input", () => this.settingsChanged());
-    integratorSelect().addEventListener("change", () => void this.integratorChanged());
+    for (const id of ["youngs", "poisson", "alpha", "beta", "quality", "viscous-modulus"])
+      input(id).addEventListener("input", () => this.settingsChanged());
+    integratorSelect().addEventListener("change", () => void this.choiceChanged("integrator", "integrator"));
+    pressureSelect().addEventListener("change", () => void this.choiceChanged("pressure", "pressure"));
     input("wireframe").addEventListener("change", (e) => (this.view.wireframe = (e.target as HTMLInputElement).checked));
     ($("color-mode") as HTMLSelectElement).addEventListener("change", (e) => {
       this.view.colorMode = (e.target as HTMLSelectElement).value as ColorMode;

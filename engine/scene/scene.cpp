@@ -217,14 +217,26 @@ Obstacle read_obstacle(JsonReader r) {
 // material.pressure: "element" (one volume per tetrahedron), "nodal" (average nodal pressure) or
 // "auto" (nodal from kNodalPressureFromPoisson on).
 bool read_pressure_mode(JsonReader& mat, double poisson_ratio) {
-  const std::string mode = mat.string("pressure", "auto");
-  if (mode == "element") return false;
-  if (mode == "nodal") return true;
-  if (mode == "auto") return poisson_ratio >= kNodalPressureFromPoisson;
-  mat.fail("pressure", "must be \"auto\", \"element\" or \"nodal\", not \"" + mode + "\"");
+  const std::string name = mat.string("pressure", "auto");
+  PressureMode mode = PressureMode::kAuto;
+  try {
+    mode = parse_pressure_mode(name);
+  } catch (const std::invalid_argument& e) {
+    mat.fail("pressure", e.what());
+  }
+  if (mode == PressureMode::kAuto) return poisson_ratio >= kNodalPressureFromPoisson;
+  return mode == PressureMode::kNodal;
 }
 
 }  // namespace
+
+PressureMode parse_pressure_mode(const std::string& name) {
+  if (name == "auto") return PressureMode::kAuto;
+  if (name == "element") return PressureMode::kElement;
+  if (name == "nodal") return PressureMode::kNodal;
+  throw std::invalid_argument("must be \"auto\", \"element\" or \"nodal\", not \"" + name +
+                              "\"");
+}
 
 Scene build_scene(const nlohmann::json& document, const std::string& source,
                   const std::string& base_dir, const SceneSources& sources) {

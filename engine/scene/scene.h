@@ -37,6 +37,10 @@ struct SceneBody {
   bool nodal_pressure = false;
 };
 
+// material.pressure: "auto", "element" or "nodal"; std::invalid_argument naming them otherwise.
+enum class PressureMode { kAuto, kElement, kNodal };
+PressureMode parse_pressure_mode(const std::string& name);
+
 // From this Poisson's ratio on, "auto" pressure is nodal: linear tetrahedra lock visibly (a
 // cantilever at nu = 0.45 bends ~35 % less than at nu = 0.3; docs/solvers.md).
 inline constexpr double kNodalPressureFromPoisson = 0.45;

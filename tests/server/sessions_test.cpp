@@ -287,6 +287,74 @@ TEST_F(Sessions, TheIntegratorChangesLive) {
       << refused.error_message();
 }
 
+// Nodal pressure and a constant-Q material's Q and |G| are live settings; the body is rebuilt, the
+// state (its viscous memory included) carries over, and a non-constant-Q material refuses Q.
+TEST_F(Sessions, PressureAndConstantQChangeLive) {
+  auto stub = server_->stub();
+  v1::CreateSessionRequest create;
+  create.set_scene_json(R"({
+    "mesh": {"box": {"cells": [4, 2, 2], "size": [0.2, 0.06, 0.1]}},
+    "material": {"model": "stvk-tl", "nu": 0.45, "density": 1000,
+                 "viscoelastic": {"constant_q": {"Q": 4.8, "mu": 2500, "frequency": 2}}},
+    "damping": {"alpha": 0.5, "beta": 0},
+    "dt": 0.02, "integrator": {"type": "bdf2"}, "fixed": [{"set": "xmin"}]})");
+  create.set_start_paused(true);
+  v1::SessionInfo s;
+  ASSERT_TRUE(stub->CreateSession(context().get(), create, &s).ok());
+  EXPECT_EQ(s.settings().pressure(), "auto");
+  EXPECT_TRUE(s.settings().nodal_pressure());
+  EXPECT_DOUBLE_EQ(s.settings().viscous_quality(), 4.8);
+  EXPECT_DOUBLE_EQ(s.settings().viscous_modulus(), 2500);
+  v1::SessionInfo info;
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 4, &info).ok());
+  const int memory = snapshot(*stub, s.id()).material_memory_size();
+  EXPECT_GT(memory, 0);
+
+  v1::UpdateSettingsRequest update;
+  update.set_session_id(s.id());
+  update.mutable_settings()->set_pressure("element");
+  update.mutable_settings()->set_viscous_quality(10);
+  update.mutable_settings()->set_viscous_modulus(4000);
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  EXPECT_EQ(info.settings().pressure(), "element");
+  EXPECT_FALSE(info.settings().nodal_pressure());
+  EXPECT_DOUBLE_EQ(info.settings().viscous_quality(), 10);
+  EXPECT_DOUBLE_EQ(info.settings().viscous_modulus(), 4000);
+  // Refitted: a stiffer long-term modulus; the memory (three terms) carries over.
+  EXPECT_GT(info.settings().youngs_modulus(), s.settings().youngs_modulus());
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
+  EXPECT_EQ(info.last_step().step(), 7);
+  EXPECT_EQ(snapshot(*stub, s.id()).material_memory_size(), memory);
+
+  v1::UpdateSettingsRequest bad;
+  bad.set_session_id(s.id());
+  bad.mutable_settings()->set_pressure("mixed");
+  grpc::Status refused = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find(
+                "settings.pressure: must be \"auto\", \"element\" or \"nodal\", not \"mixed\""),
+            std::string::npos)
+      << refused.error_message();
+  bad.mutable_settings()->Clear();
+  bad.mutable_settings()->set_viscous_quality(-1);
+  refused = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("settings.viscous_quality: must lie in (0, 1e+06]"),
+            std::string::npos)
+      << refused.error_message();
+
+  const v1::SessionInfo elastic = create_session(*stub, "knight", true);
+  bad.set_session_id(elastic.id());
+  bad.mutable_settings()->Clear();
+  bad.mutable_settings()->set_viscous_quality(5);
+  refused = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find("settings.viscous_quality: the session's material is not "
+                                         "constant-Q"),
+            std::string::npos)
+      << refused.error_message();
+}
+
 TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
   auto stub = server_->stub();
   const v1::SessionInfo s = create_session(*stub, "default", true);
