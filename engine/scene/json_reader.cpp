@@ -25,6 +25,9 @@ void JsonReader::fail(const std::string& key, const std::string& problem) const 
 }
 
 const nlohmann::json& JsonReader::value(const std::string& key) {
+  // Every accessor of a required value comes here: a missing one is the scene's error, not a
+  // JSON library exception.
+  if (!has(key)) fail(key, "is required");
   used_.insert(key);
   return j_.at(key);
 }

@@ -57,6 +57,7 @@ ViscousMaterial read_viscous_material(JsonReader& mat, const Material& elastic,
   } else if (mat.has("viscoelastic")) {
     JsonReader ve = mat.object("viscoelastic");
     ve.only({"prony", "constant_q", "bulk_viscosity"});
+    if (!ve.has("prony")) ve.fail("", "needs prony terms or constant_q");
     const nlohmann::json& terms = ve.array("prony");
     if (terms.empty()) ve.fail("prony", "needs at least one {\"mu\", \"tau\"} term");
     if (terms.size() > 8) ve.fail("prony", "at most 8 terms");

@@ -222,6 +222,20 @@ TEST(Scene, PressureMode) {
       << build_error(doc);
 }
 
+// A section missing what it needs is the scene's error with its path, never a JSON library
+// exception (an empty viscoelastic section used to escape as json.exception.out_of_range).
+TEST(Scene, AnEmptyViscoelasticSectionIsAClearError) {
+  nlohmann::json doc = minimal_scene();
+  doc["material"]["viscoelastic"] = nlohmann::json::object();
+  EXPECT_NE(build_error(doc).find("/material/viscoelastic: needs prony terms or constant_q"),
+            std::string::npos)
+      << build_error(doc);
+  doc["material"].erase("viscoelastic");
+  doc["loads"] = {{{"set", "xmax"}, {"traction", {1, 0, 0}}, {"curve", nullptr}}};
+  EXPECT_NE(build_error(doc).find("/loads/0/curve: expected an array"), std::string::npos)
+      << build_error(doc);
+}
+
 // constant_q: three Prony terms fitted to Q and |G| at a frequency; the fit's long-term shear
 // modulus is the elastic law's (E = 2 mu_0 (1 + nu)), so the scene gives no E.
 TEST(Scene, ConstantQMaterial) {
