@@ -294,6 +294,14 @@ void Session::update_settings(const SettingsUpdate& u) {
     throw ApiError(grpc::StatusCode::FAILED_PRECONDITION, "settings: the mesh changed");
   source_.document = std::move(document);
   model_ = scene.model;
+  // A new viscous law may need another memory (a refitted constant-Q material can keep fewer
+  // Prony terms): memory that does not fit the new law is dropped, the body then starts relaxed,
+  // rather than every later step failing on it.
+  const size_t memory_size = model_->viscous ? model_->viscous->memory_size() : 0;
+  if (!state_.material_memory.empty() && state_.material_memory.size() != memory_size) {
+    state_.material_memory.clear();
+    spdlog::info("event=viscous_memory_reset session={} reason=settings", id_);
+  }
   {
     std::lock_guard settings_lock(settings_mutex_);
     options_ = model_->options;

@@ -326,6 +326,17 @@ TEST_F(Sessions, PressureAndConstantQChangeLive) {
   EXPECT_EQ(info.last_step().step(), 7);
   EXPECT_EQ(snapshot(*stub, s.id()).material_memory_size(), memory);
 
+  // A far higher quality: the refitted law steps on from the carried memory. (Were a fit to keep
+  // fewer Prony terms, update_settings drops the memory that no longer fits instead of failing
+  // every later step on its size; no Q at 2 Hz with three terms does so today.)
+  v1::UpdateSettingsRequest fewer;
+  fewer.set_session_id(s.id());
+  fewer.mutable_settings()->set_viscous_quality(1000);
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), fewer, &info).ok());
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 2, &info).ok());
+  EXPECT_EQ(info.last_step().step(), 9);
+  EXPECT_FALSE(info.last_step().failed());
+
   v1::UpdateSettingsRequest bad;
   bad.set_session_id(s.id());
   bad.mutable_settings()->set_pressure("mixed");
