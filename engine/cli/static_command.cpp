@@ -74,17 +74,13 @@ void add_static_command(CLI::App& app) {
     j["max_displacement"] = max_displacement;
     // As `run` reports its final shape, so the two can be compared.
     j["mean_displacement_over_diagonal"] = shape_error(result.p, model.rest);
-    for (const Probe& probe : scene.probes) {
+    // The scene's probes, then each --probe vertex set as one more probe.
+    std::vector<Probe> probes = scene.probes;
+    for (const std::string& name : args->probes)
+      probes.push_back({name, mesh.vertex_sets.at(name)});
+    for (const Probe& probe : probes) {
       const Vec3 d = probe_displacement(probe, result.p, model.rest);
       j["probes"][probe.name] = {d.x(), d.y(), d.z()};
-    }
-    for (const std::string& probe : args->probes) {
-      Vec3 mean = Vec3::Zero();
-      const auto& set = mesh.vertex_sets.at(probe);
-      for (Index v : set)
-        mean += result.p[static_cast<size_t>(v)] - model.rest[static_cast<size_t>(v)];
-      mean /= static_cast<double>(set.size());
-      j["probes"][probe] = {mean.x(), mean.y(), mean.z()};
     }
     j["seconds"] = seconds;
     if (args->json) {

@@ -148,15 +148,6 @@ void NodalVolumeTerm::nodal_volumes(const Vec3Array& p, Workspace& ws) const {
   });
 }
 
-std::vector<double> NodalVolumeTerm::volume_ratios(const Vec3Array& p) const {
-  Workspace ws;
-  nodal_volumes(p, ws);
-  std::vector<double> ratio(ws.pressure.size());
-  for (size_t v = 0; v < ratio.size(); ++v)
-    ratio[v] = kappa_ > 0 ? 1 + ws.pressure[v] / kappa_ : 1.0;
-  return ratio;
-}
-
 void NodalVolumeTerm::add(const Vec3Array& p, unsigned what, Workspace& ws,
                           ForceOutput& out) const {
   const MeshTopology& topo = *topology_;

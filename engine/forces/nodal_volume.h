@@ -50,8 +50,6 @@ class NodalVolumeTerm {
   };
   // Adds energy, forces and stiffness (as requested) of the term to `out`.
   void add(const Vec3Array& p, unsigned what, Workspace& workspace, ForceOutput& out) const;
-  // J_a at p for every vertex.
-  std::vector<double> volume_ratios(const Vec3Array& p) const;
 
  private:
   void nodal_volumes(const Vec3Array& p, Workspace& ws) const;
