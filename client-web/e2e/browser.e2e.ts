@@ -180,7 +180,7 @@ describe("browser client", () => {
 
   it("changes the integrator live from its selector", async () => {
     const { page } = trainee;
-    expect(await page.locator("#integrator").inputValue()).toBe("linearized-backward-euler");
+    expect(await page.locator("#integrator").inputValue()).toBe("implicit-euler");
     await page.selectOption("#integrator", "bdf2");
     const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
       WebSocket as unknown as new (url: string) => globalThis.WebSocket);

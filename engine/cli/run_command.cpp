@@ -106,7 +106,8 @@ void add_run_command(CLI::App& app) {
   cmd->add_flag("--reference", args->reference,
                 "also run the scene with converged solves (direct, 1e-10) in lockstep and report "
                 "the mean vertex distance to it over the rest bounding-box diagonal (fidelity), "
-                "and to the exact step (implicit-euler, Newton to 1e-10)");
+                "to the exact step (implicit-euler, Newton to 1e-10) and to the exact linearized "
+                "step (converged, LDL^T)");
   cmd->callback([args] {
     set_num_threads(args->threads);
     Scene scene = load_scene(args->scene, args->sets);
@@ -142,9 +143,11 @@ void add_run_command(CLI::App& app) {
     // spread cannot be told from the scene's own sensitivity.
     // Beside them the exact reference (design guide: a fix may change the path, never the
     // answer): converged nonlinear implicit Euler at the same dt, whose answer no linearization
-    // or definiteness fix moves.
-    std::unique_ptr<Integrator> reference, perturbed, exact;
-    SimulationState reference_state = state, perturbed_state = state, exact_state = state;
+    // or definiteness fix moves; and the exact linearized step (seed 000's, converged, with no
+    // definiteness fix: LDL^T), which tells the linearization's error from the fix's.
+    std::unique_ptr<Integrator> reference, perturbed, exact, exact_linearized;
+    SimulationState reference_state = state, perturbed_state = state, exact_state = state,
+                    exact_linearized_state = state;
     const double diagonal = bounding_box(model.rest).diagonal();
     if (args->reference) {
       auto reference_model = std::make_shared<SimulationModel>(model);
@@ -154,6 +157,10 @@ void add_run_command(CLI::App& app) {
       auto exact_model = std::make_shared<SimulationModel>(*reference_model);
       exact_model->options.type = IntegratorType::kImplicitEuler;
       exact = make_integrator(exact_model);
+      auto linearized_model = std::make_shared<SimulationModel>(*reference_model);
+      linearized_model->options.type = IntegratorType::kLinearizedBackwardEuler;
+      linearized_model->options.solver.definite = false;
+      exact_linearized = make_integrator(linearized_model);
       for (size_t i = 0; i < perturbed_state.p.size(); ++i) {
         if (!model.fixed.empty() && model.fixed[i]) continue;
         const double phase = static_cast<double>(i);
@@ -161,7 +168,7 @@ void add_run_command(CLI::App& app) {
             1e-9 * diagonal * Vec3(std::sin(phase), std::cos(1.3 * phase), std::sin(2.1 * phase));
       }
     }
-    std::vector<double> fidelity, spread, exactness;
+    std::vector<double> fidelity, spread, exactness, linearized_exactness;
     long exact_fallbacks = 0;
     double max_residual = 0;
     long unmet = 0, factorizations = 0;
@@ -187,7 +194,9 @@ void add_run_command(CLI::App& app) {
         reference->step(reference_state);
         perturbed->step(perturbed_state);
         exact_fallbacks += exact->step(exact_state).newton_fallback;
+        exact_linearized->step(exact_linearized_state);
         exactness.push_back(mean_distance(state.p, exact_state.p, diagonal));
+        linearized_exactness.push_back(mean_distance(state.p, exact_linearized_state.p, diagonal));
         fidelity.push_back(mean_distance(state.p, reference_state.p, diagonal));
         spread.push_back(mean_distance(perturbed_state.p, reference_state.p, diagonal));
       }
@@ -197,6 +206,7 @@ void add_run_command(CLI::App& app) {
           line["distance_to_reference"] = fidelity.back();
           line["reference_spread"] = spread.back();
           line["distance_to_exact"] = exactness.back();
+          line["distance_to_exact_linearized"] = linearized_exactness.back();
         }
         for (const Probe& probe : scene.probes) {
           const Vec3 d = probe_displacement(probe, state.p, model.rest);
@@ -248,6 +258,13 @@ void add_run_command(CLI::App& app) {
                                           static_cast<double>(exactness.size());
       summary["max_distance_to_exact"] = *std::max_element(exactness.begin(), exactness.end());
       summary["exact_reference_fallback_steps"] = exact_fallbacks;
+      summary["exact_linearized_reference"] =
+          "linearized-backward-euler, direct 1e-10, definiteness exact";
+      summary["mean_distance_to_exact_linearized"] =
+          std::accumulate(linearized_exactness.begin(), linearized_exactness.end(), 0.0) /
+          static_cast<double>(linearized_exactness.size());
+      summary["max_distance_to_exact_linearized"] =
+          *std::max_element(linearized_exactness.begin(), linearized_exactness.end());
     }
     summary["max_speed"] = max_speed;
     summary["speed_threshold"] = args->speed_threshold;

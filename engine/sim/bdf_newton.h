@@ -6,20 +6,27 @@
 // no valid history (the first, after a new dt, a retry with substeps, another integrator) runs at
 // the highest order it has history for, starting at 1. Newton: an extrapolated predictor v = v_k;
 // each iteration solves J dv = -G to the forcing term eta with the shared StepSolver (whose reused
-// factor serves all iterations), then an Armijo line search on |G|^2. The Jacobian (K at the
-// current iterate) is re-evaluated only when convergence is slow: after 4 iterations on the same
-// Jacobian with a contraction Theta = |s_k| / |s_{k-1}| >= 1e-3, or when the line search fails on a
-// stale one. The StepSolver decides on its own when the matrix it is handed has drifted enough to
-// refactor; this class decides only when to hand it a new matrix.
+// factor serves all iterations), then a line search. G is the gradient of the step's incremental
+// potential Psi (backward_euler_residual.h), so the line search looks for Psi's minimum along dv
+// (minimizing_line_search); with a follower load, which has no potential, it backtracks on |G|^2
+// (Armijo). The Jacobian (K at the current iterate) is re-evaluated when it no longer serves:
+// after 4 iterations on the same Jacobian with a contraction Theta = |s_k| / |s_{k-1}| >= 1e-3
+// (the thesis's rule), when Theta >= 0.2, when the line search had to shorten the step, or when it
+// fails on a stale one. The StepSolver decides on its own when the matrix it is handed has drifted
+// enough to refactor; this class decides only when to hand it a new matrix.
 //
-// Because the answer is the root of G, not of a modified matrix, a definiteness fix in the
-// solver (A + sigma I) changes the iterations, never the converged step. A step that does not
-// converge in max_iterations falls back to the linearized step with correction and says so
-// (StepStats::newton_fallback); no step is rejected for Newton's sake.
+// Definiteness: Newton asks the StepSolver for directions (SolverOptions::newton_direction): CG
+// on J itself, preconditioned by a factor of a definite matrix near it (reused across iterations
+// and steps, shifted where J is indefinite) and stopped at negative curvature. Such a direction
+// lowers Psi, and because the answer is the root of G, not of a modified matrix, the fix changes
+// the iterations, never the converged step. A step that does not converge in max_iterations falls
+// back to the linearized step with correction and says so (StepStats::newton_fallback); no step
+// is rejected for Newton's sake.
 #pragma once
 
 #include "engine/sim/integrator.h"
 #include "engine/sim/solver_cache.h"
+#include "engine/sim/stages/line_search.h"
 #include "engine/sim/stages/step_forces.h"
 
 namespace softbody {
@@ -46,6 +53,9 @@ class BdfNewton final : public Integrator {
   bool accept(SimulationState& state, StepStats& stats);
   // Forces (and with `stiffness` K) and external forces at p_k + dt v, and G there into g_.
   void evaluate_at(const SimulationState& state, double dt, const Vec3Array& v, bool stiffness);
+  // Armijo along dv_ from v_ on Psi (`energy`) or on |G|^2 / 2; leaves G (and Psi) at the
+  // accepted point, v_ unchanged (trial_v_ holds it).
+  LineSearchResult line_search(const SimulationState& state, double dt, bool energy);
   bool solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
              const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats);
 
@@ -54,6 +64,8 @@ class BdfNewton final : public Integrator {
   SolverOptions solver_options_;           // Newton's linear solves: tolerance eta
   SolverOptions fallback_solver_options_;  // the linearized fallback's
   double newton_tolerance_ = 0;
+  bool energy_merit_ = false;           // the line search measures Psi, not |G|^2
+  double psi_ = 0, psi_magnitude_ = 0;  // Psi at the last evaluate_at, and its terms' size
   double t_next_ = 0, step_dt_ = 0;
   SimulationState start_;  // p^, v^ of the attempt (only p and v are used)
   // Scratch.

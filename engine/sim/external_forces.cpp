@@ -63,11 +63,11 @@ bool distance_and_normal(const Obstacle& o, const Vec3& centre, const Eigen::Mat
 template <typename S>
 bool contact_law(const Obstacle& o, const Vec3& centre, const Vec3& surface_velocity,
                  const Eigen::Matrix<S, 3, 1>& p, const Eigen::Matrix<S, 3, 1>& v,
-                 Eigen::Matrix<S, 3, 1>& force) {
+                 Eigen::Matrix<S, 3, 1>& force, S& depth) {
   S distance;
   Eigen::Matrix<S, 3, 1> n;
   if (!distance_and_normal(o, centre, p, distance, n) || !(distance < S(0))) return false;
-  const S depth = -distance;
+  depth = -distance;
   const Eigen::Matrix<S, 3, 1> u = v - surface_velocity.cast<S>();
   const S un = u.dot(n);
   force = n * (S(o.contact.stiffness) * depth - S(o.contact.damping) * un) -
@@ -83,17 +83,21 @@ void ExternalForceOutput::reset(size_t num_vertices) {
   b_h.assign(num_vertices, Mat3::Zero());
   phi.assign(num_vertices, Vec3::Zero());
   contacts = 0;
+  potential = 0;
+  conservative = true;
 }
 
 bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& surface_velocity,
-                   const Vec3& p, const Vec3& v, Vec3& force, Mat3& dforce_dp, Mat3& dforce_dv) {
+                   const Vec3& p, const Vec3& v, Vec3& force, Mat3& dforce_dp, Mat3& dforce_dv,
+                   double* depth) {
   SVec3 ps, vs;
   for (int k = 0; k < 3; ++k) {
     ps[k] = Scalar(p[k], 6, k);
     vs[k] = Scalar(v[k], 6, 3 + k);
   }
   SVec3 f;
-  if (!contact_law(obstacle, centre, surface_velocity, ps, vs, f)) {
+  Scalar d;
+  if (!contact_law(obstacle, centre, surface_velocity, ps, vs, f, d)) {
     force.setZero();
     dforce_dp.setZero();
     dforce_dv.setZero();
@@ -101,15 +105,16 @@ bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& sur
   }
   for (int r = 0; r < 3; ++r) {
     force[r] = f[r].value();
-    const Derivatives& d = f[r].derivatives();
-    if (d.size() == 0) {  // a constant component (no dependence recorded)
+    const Derivatives& df = f[r].derivatives();
+    if (df.size() == 0) {  // a constant component (no dependence recorded)
       dforce_dp.row(r).setZero();
       dforce_dv.row(r).setZero();
       continue;
     }
-    dforce_dp.row(r) = d.head<3>().transpose();
-    dforce_dv.row(r) = d.tail<3>().transpose();
+    dforce_dp.row(r) = df.head<3>().transpose();
+    dforce_dv.row(r) = df.tail<3>().transpose();
   }
+  if (depth) *depth = d.value();
   return true;
 }
 
@@ -125,7 +130,10 @@ void evaluate_external_forces(std::span<const Anchor> anchors, std::span<const O
                               const std::vector<double>& mass, const Vec3& gravity,
                               const Vec3Array& p, double t, ExternalForceOutput& out) {
   out.reset(p.size());
-  for (size_t i = 0; i < p.size(); ++i) out.h[i] = mass[i] * gravity;
+  for (size_t i = 0; i < p.size(); ++i) {
+    out.h[i] = mass[i] * gravity;
+    out.potential -= mass[i] * gravity.dot(p[i]);
+  }
   // All forces on a vertex must be expanded about the same velocity phi: first pick it (the
   // surface velocity of the first obstacle the vertex penetrates), then evaluate at v = phi. The
   // Taylor expansion h + T K_H v + B_H (v - phi) then restores the velocity terms linearly.
@@ -149,9 +157,13 @@ void evaluate_external_forces(std::span<const Anchor> anchors, std::span<const O
     for (size_t i = 0; i < p.size(); ++i) {
       Vec3 f;
       Mat3 dp, dv;
-      if (!contact_force(obstacles[k], poses[k].first, poses[k].second, p[i], out.phi[i], f, dp,
-                         dv))
+      double depth = 0;
+      if (!contact_force(obstacles[k], poses[k].first, poses[k].second, p[i], out.phi[i], f, dp, dv,
+                         &depth))
         continue;
+      // At v = phi the force is K_N d n = -d(K_N d^2 / 2)/dp (a second obstacle moving at another
+      // velocity adds velocity terms that the potential leaves out).
+      out.potential += 0.5 * obstacles[k].contact.stiffness * depth * depth;
       out.h[i] += f;
       out.k_h[i] += dp;
       out.b_h[i] += dv;
@@ -162,6 +174,8 @@ void evaluate_external_forces(std::span<const Anchor> anchors, std::span<const O
     const auto i = static_cast<size_t>(a.vertex);
     const Vec3 target = a.target->position(t), target_velocity = a.target->velocity(t);
     out.h[i] += -a.stiffness * (p[i] - target) - a.damping * (out.phi[i] - target_velocity);
+    out.potential += 0.5 * a.stiffness * (p[i] - target).squaredNorm() +
+                     a.damping * (out.phi[i] - target_velocity).dot(p[i]);
     out.k_h[i].diagonal().array() -= a.stiffness;
     out.b_h[i].diagonal().array() -= a.damping;
   }

@@ -18,6 +18,11 @@ struct ExternalForceOutput {
   std::vector<Mat3> b_h;  // dh/dv
   Vec3Array phi;          // expansion velocity phi_k: the velocity of the surface a vertex touches
   int contacts = 0;       // vertex-obstacle pairs in contact
+  // V(p) with h = -dV/dp at v = phi: gravity -m g.p, contact K_N d^2 / 2, anchor springs, dead
+  // loads. Newton's line search measures its progress with it (engine/sim/bdf_newton.h).
+  double potential = 0;
+  // False when a force without a potential is present (a follower load): then h != -dV/dp.
+  bool conservative = true;
   void reset(size_t num_vertices);
 };
 
@@ -53,10 +58,11 @@ struct Obstacle {
 };
 
 // Contact force on one vertex at position p and velocity v from an obstacle whose reference point
-// is at `centre` moving with `surface_velocity`; with its Jacobians. Returns false (and zero
-// force) when the vertex does not penetrate.
+// is at `centre` moving with `surface_velocity`; with its Jacobians and, when asked, the
+// penetration depth. Returns false (and zero force) when the vertex does not penetrate.
 bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& surface_velocity,
-                   const Vec3& p, const Vec3& v, Vec3& force, Mat3& dforce_dp, Mat3& dforce_dv);
+                   const Vec3& p, const Vec3& v, Vec3& force, Mat3& dforce_dp, Mat3& dforce_dv,
+                   double* depth = nullptr);
 
 // Signed distance (positive outside) of p from the obstacle's surface with its reference point at
 // `centre`; +infinity where it is undefined (outside a plate's extent, on a sphere's centre).

@@ -35,7 +35,10 @@ struct NewtonOptions {
 };
 
 struct IntegratorOptions {
-  IntegratorType type = IntegratorType::kLinearizedBackwardEuler;
+  // The default is Newton on the nonlinear backward-Euler step: its answer does not depend on the
+  // solver's definiteness fix, where the linearized step's moves trajectories by percents of the
+  // body's size (docs/solvers.md, "The default integrator").
+  IntegratorType type = IntegratorType::kImplicitEuler;
   double dt = 0.01;               // T [s]
   double alpha = 0.0;             // Rayleigh mass damping [1/s]
   double beta = 0.0;              // Rayleigh stiffness damping [s]

@@ -45,8 +45,12 @@ void add_surface_loads(std::span<const SurfaceLoad> loads, const Vec3Array& p, d
   for (const SurfaceLoad& load : loads) {
     const double s = load.curve.at(t);
     if (s == 0) continue;
-    for (const auto& [v, f] : load.dead_forces) out.h[static_cast<size_t>(v)] += s * f;
+    for (const auto& [v, f] : load.dead_forces) {
+      out.h[static_cast<size_t>(v)] += s * f;
+      out.potential -= s * f.dot(p[static_cast<size_t>(v)]);
+    }
     if (load.pressure == 0) continue;
+    out.conservative = false;  // a pressure on an open surface has no potential
     for (const Triangle& f : load.faces) {
       const Vec3& a = p[static_cast<size_t>(f[0])];
       // Twice the current area times the outward normal; the pressure pushes inward.

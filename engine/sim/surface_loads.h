@@ -36,7 +36,8 @@ struct SurfaceLoad {
 SurfaceLoad make_surface_load(std::vector<Triangle> faces, const Vec3Array& rest,
                               const Vec3& traction, double pressure, LoadCurve curve);
 
-// Adds the loads' forces at positions p and time t to out.h.
+// Adds the loads' forces at positions p and time t to out.h, the dead loads' potential to
+// out.potential; a follower load marks out as not conservative.
 void add_surface_loads(std::span<const SurfaceLoad> loads, const Vec3Array& p, double t,
                        ExternalForceOutput& out);
 

@@ -39,6 +39,13 @@ struct SolverOptions {
   // extra damping in that step only: the linearized step is well posed and cannot amplify a
   // buckling mode. Off: the exact indefinite system is solved (LDL^T + GMRES).
   bool definite = true;
+  // auto/direct, for Newton's directions (engine/sim/bdf_newton.h), where a definite stand-in for
+  // A changes only Newton's path: CG on A itself, preconditioned by the reused factor, which may
+  // be a shifted one (kept across solves, its shift warm-started from the last one), and stopped
+  // at negative curvature with the last iterate (truncated Newton; with none yet, the factor's
+  // solution). No factorization is made because A is indefinite. With `definite` off this is
+  // ignored (exact indefinite solves).
+  bool newton_direction = false;
 };
 
 enum class StopReason { kConverged, kMaxIterations, kTimeBudget, kBreakdown, kNonFinite };
@@ -69,7 +76,9 @@ struct SolveReport {
   // the factor in use, and the method that ran.
   int factorizations = 0;
   bool background_factor_installed = false;
-  double shift = 0;  // sigma actually added to A (definite mode), 0 otherwise
+  // sigma actually added to A (definite mode); for Newton's directions the sigma of the factor
+  // that preconditioned them (A itself is solved); 0 otherwise.
+  double shift = 0;
   FactorInfo factor;
   const char* method = "";
 };

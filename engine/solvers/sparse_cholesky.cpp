@@ -135,13 +135,7 @@ double SparseCholesky::analyze(const SymmetricCsc& a) {
 FactorInfo SparseCholesky::factorize(const SymmetricCsc& a, bool definite_only) {
   if (!impl_->primary) analyze(a);
   const auto start = Clock::now();
-  const double analyze_ms = info_.analyze_ms;
-  info_ = FactorInfo{};
-  info_.analyze_ms = analyze_ms;
-  info_.nnz_matrix = a.nonzeros();
-  info_.nnz_factor = static_cast<long>(predicted_nnz_);
-  info_.flops = predicted_flops_;
-  info_.supernodal = impl_->primary->is_super;
+  begin_info(a);
   cholmod_factor* primary = impl_->primary;
   // A supernodal factorization is LL^T and fails on a non-positive pivot; a simplicial one is
   // LDL^T here and always completes, so its pivots say whether the matrix was definite.
@@ -168,12 +162,7 @@ FactorInfo SparseCholesky::factorize(const SymmetricCsc& a, bool definite_only) 
       // above zero. The first rung alone leaves A + sigma I nearly singular: on seed 000's crush
       // and the default scene it turned steps into speed spikes and made trajectories chaotic
       // (1e-9 perturbations grew to centimetres); with the margin they are not (bench/RESULTS.md).
-      double mean_diagonal = 0;
-      const auto& col = a.column_starts();
-      for (Eigen::Index j = 0; j < a.size(); ++j)
-        mean_diagonal +=
-            std::abs(a.values()[static_cast<size_t>(col[static_cast<size_t>(j) + 1] - 1)]);
-      mean_diagonal /= static_cast<double>(a.size());
+      const double mean_diagonal = mean_absolute_diagonal(a);
       impl_->current = nullptr;
       auto definite_with = [&](double shift) {
         return impl_->factorize_into(a, primary, shift) &&
@@ -193,11 +182,55 @@ FactorInfo SparseCholesky::factorize(const SymmetricCsc& a, bool definite_only) 
     info_.nnz_factor = static_cast<long>(impl_->common.lnz);
     info_.flops = impl_->common.fl;
   }
+  finish_info(start);
+  return info_;
+}
+
+FactorInfo SparseCholesky::factorize_definite(const SymmetricCsc& a, double from) {
+  if (!impl_->primary) analyze(a);
+  const auto start = Clock::now();
+  begin_info(a);
+  cholmod_factor* primary = impl_->primary;
+  impl_->current = nullptr;
+  const double mean_diagonal = mean_absolute_diagonal(a);
+  const double first_rung = 1e-4 * mean_diagonal;
+  for (double shift = from < first_rung ? 0 : from; shift < 1e6 * mean_diagonal;
+       shift = shift == 0 ? first_rung : 4 * shift) {
+    if (impl_->factorize_into(a, primary, shift) &&
+        (primary->is_super || Impl::pivots_positive(primary))) {
+      info_.kind = shift == 0 ? FactorKind::kCholesky : FactorKind::kShiftedCholesky;
+      info_.shift = shift;
+      impl_->current = primary;
+      break;
+    }
+  }
+  finish_info(start);
+  return info_;
+}
+
+double SparseCholesky::mean_absolute_diagonal(const SymmetricCsc& a) {
+  double sum = 0;
+  const auto& col = a.column_starts();
+  for (Eigen::Index j = 0; j < a.size(); ++j)
+    sum += std::abs(a.values()[static_cast<size_t>(col[static_cast<size_t>(j) + 1] - 1)]);
+  return sum / static_cast<double>(std::max<Eigen::Index>(a.size(), 1));
+}
+
+void SparseCholesky::begin_info(const SymmetricCsc& a) {
+  const double analyze_ms = info_.analyze_ms;
+  info_ = FactorInfo{};
+  info_.analyze_ms = analyze_ms;
+  info_.nnz_matrix = a.nonzeros();
+  info_.nnz_factor = static_cast<long>(predicted_nnz_);
+  info_.flops = predicted_flops_;
+  info_.supernodal = impl_->primary->is_super;
+}
+
+void SparseCholesky::finish_info(Clock::time_point start) {
   info_.fill = info_.nnz_matrix > 0
                    ? static_cast<double>(info_.nnz_factor) / static_cast<double>(info_.nnz_matrix)
                    : 0;
   info_.factor_ms = ms_since(start);
-  return info_;
 }
 
 void SparseCholesky::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <chrono>
 #include <memory>
 
 #include "engine/solvers/preconditioner.h"
@@ -31,6 +32,13 @@ class SparseCholesky {
   // Numeric factorization of a's current values (same pattern as analysed). With
   // `definite_only` an indefinite matrix goes straight to the shifted Cholesky (no LDL^T).
   FactorInfo factorize(const SymmetricCsc& a, bool definite_only = false);
+  // Cholesky of A + sigma I with the smallest sigma on the ladder from `from` (4x per rung; from
+  // below the ladder's first rung, 1e-4 of the mean |diagonal|: A itself first) that is positive
+  // definite; no margin rung. For preconditioners, where any definite matrix near A serves
+  // (Newton's directions, StepSolver): a caller that passes the last shift over 4 finds the next
+  // one in one or two factorizations instead of climbing the whole ladder. kCholesky when sigma
+  // is 0, kShiftedCholesky otherwise, kNone if none up to 1e6 of the mean |diagonal| is.
+  FactorInfo factorize_definite(const SymmetricCsc& a, double from);
   bool ready() const { return info_.kind != FactorKind::kNone; }
   const FactorInfo& info() const { return info_; }
 
@@ -38,6 +46,11 @@ class SparseCholesky {
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
 
  private:
+  static double mean_absolute_diagonal(const SymmetricCsc& a);
+  // info_ for a factorization of `a` about to start (the analysis time kept), and its end.
+  void begin_info(const SymmetricCsc& a);
+  void finish_info(std::chrono::steady_clock::time_point start);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
   FactorInfo info_;

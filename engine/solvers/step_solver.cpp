@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "engine/parallel/parallel.h"
 #include "engine/solvers/block_ssor.h"
@@ -97,9 +98,9 @@ StepSolverState StepSolver::save_state() const {
   s.refactor_due = refactor_due_;
   s.factorizations = factorizations_;
   // A background worker may replace the factor at any solve (timing, which no state can capture),
-  // so no factor is carried then; nor an LDL^T or shifted one, which is never reused.
-  if (factor_ && factor_->info().kind == FactorKind::kCholesky && !worker_)
-    s.factored = factored_record_;
+  // so no factor is carried then; nor one that is not reused (LDL^T, a linearized step's shifted
+  // one): only those have a record.
+  if (factor_ && !worker_) s.factored = factored_record_;
   return s;
 }
 
@@ -126,9 +127,11 @@ void StepSolver::apply_restored_state(const ConstrainedBlockOperator& a, bool de
   }
   csc_->values() = saved.values;
   set_blas_threads(num_threads());
-  const FactorInfo info = factor_->factorize(*csc_, definite_only);
+  const FactorInfo info = saved.shift > 0 ? factor_->factorize_definite(*csc_, saved.shift)
+                                          : factor_->factorize(*csc_, definite_only);
   set_blas_threads(1);
-  if (info.kind != FactorKind::kCholesky) {
+  if (info.kind != (saved.shift > 0 ? FactorKind::kShiftedCholesky : FactorKind::kCholesky) ||
+      info.shift != saved.shift) {
     // Not what was saved (a Cholesky factor): refactor normally rather than reuse this one.
     ++dropped_states_;
     refactor_due_ = true;
@@ -155,21 +158,32 @@ bool StepSolver::diagonal_changed(const ConstrainedBlockOperator& a) const {
          std::max<size_t>(1, static_cast<size_t>(kChangedShare * static_cast<double>(free)));
 }
 
-FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, bool definite_only) {
+FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, const SolverOptions& o) {
+  // Newton's directions start the ladder a rung below the last factor's shift: A's lowest
+  // eigenvalue moves little between solves, so one or two factorizations find the next.
+  const double last_shift = factor_->ready() ? factor_->info().shift : 0;
+  const bool newton = o.newton_direction && o.definite;
   csc_->assign(a.matrix());
   // The factorization's BLAS-3 kernels use the engine's threads; the triangular solves (BLAS-2,
   // memory-bound) run on one: OpenBLAS threads there only fought the OpenMP workers still
   // spinning after the product with A (a third of the bunny's step went to scheduling).
   set_blas_threads(num_threads());
-  FactorInfo info = factor_->factorize(*csc_, definite_only);
+  FactorInfo info = newton ? factor_->factorize_definite(*csc_, last_shift / 4)
+                           : factor_->factorize(*csc_, o.definite);
   set_blas_threads(1);
   start_factor_epoch(symmetric_vertex_blocks(a.matrix()));
   // Recorded for the state only when it is a factor the state carries (a copy of A's upper
   // triangle per factorization: small beside the factorization itself).
-  if (info.kind == FactorKind::kCholesky)
-    factored_record_ =
-        std::make_shared<const FactoredMatrix>(FactoredMatrix{csc_->values(), factored_diagonal_});
+  if (info.kind == FactorKind::kCholesky || (newton && info.kind == FactorKind::kShiftedCholesky))
+    factored_record_ = std::make_shared<const FactoredMatrix>(
+        FactoredMatrix{csc_->values(), factored_diagonal_, info.shift});
   return info;
+}
+
+bool StepSolver::reusable(const SolverOptions& o) const {
+  const FactorKind kind = factor_->info().kind;
+  return kind == FactorKind::kCholesky ||
+         (o.newton_direction && o.definite && kind == FactorKind::kShiftedCholesky);
 }
 
 void StepSolver::start_factor_epoch(std::vector<Mat3> factored_diagonal) {
@@ -218,6 +232,25 @@ SolveReport StepSolver::run_krylov(const ConstrainedBlockOperator& a, const Eige
   const FactorPreconditioner m(*factor_);
   if (o.type != SolverType::kAuto && o.type != SolverType::kDirect)
     return krylov_solve(o.type, a, m, b, x, o);
+  if (o.newton_direction && o.definite && symmetric &&
+      (factor_->info().kind == FactorKind::kCholesky ||
+       factor_->info().kind == FactorKind::kShiftedCholesky)) {
+    // The factor is of a definite matrix (A's or A + sigma I's, perhaps of an earlier A), so M is
+    // SPD. CG's iterates before negative curvature are descent directions for the step's
+    // potential; with none yet, M^-1 r is (modified Newton).
+    const Eigen::VectorXd start = x;
+    SolveReport r = conjugate_gradient(a, m, b, x, o, /*stop_on_negative_curvature=*/true);
+    r.method = "newton-cg";
+    r.shift = factor_->info().shift;
+    if (r.reason == StopReason::kBreakdown && r.iterations == 0) {
+      Eigen::VectorXd ax, z;
+      a.apply(start, ax);
+      m.apply(b - ax, z);
+      x = start + z;
+      ++r.matvecs;
+    }
+    return r;
+  }
   const double shift = factor_->info().kind == FactorKind::kShiftedCholesky && o.definite
                            ? factor_->info().shift
                            : 0.0;
@@ -305,7 +338,7 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
   // An LDL^T or shifted factor means A is (or was) indefinite: an eigenvalue near zero makes the
   // inverse change fast, so such a factor is not kept for the next solve.
   const bool wanted = !factor_->ready() || o.type == SolverType::kDirect || refactor_due_ ||
-                      factor_->info().kind != FactorKind::kCholesky || diagonal_changed(a);
+                      !reusable(o) || diagonal_changed(a);
   if (wanted) {
     if (o.refactor == RefactorMode::kBackground && factor_->ready() &&
         o.type != SolverType::kDirect) {
@@ -316,7 +349,7 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
         refactor_due_ = false;
       }
     } else {
-      factorize_now(a, o.definite);
+      factorize_now(a, o);
       ++made;
     }
   }
@@ -324,11 +357,14 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
   SolverOptions first = o;
   if (made == 0) first.max_iterations = std::min(o.max_iterations, kReuseIterationLimit);
   SolveReport result = run_krylov(a, b, x, first, symmetric);
-  if (result.reason != StopReason::kConverged && made == 0) {
+  // Negative curvature ends a Newton direction; no new factor would change that.
+  const bool truncated = result.method == std::string_view("newton-cg") &&
+                         result.reason == StopReason::kBreakdown && x.allFinite();
+  if (result.reason != StopReason::kConverged && made == 0 && !truncated) {
     // The reused factor no longer preconditions well enough: replace it now and go on (from the
     // warm start if the iterate went non-finite).
     if (!x.allFinite() || o.definite) x = warm_start;
-    factorize_now(a, o.definite);
+    factorize_now(a, o);
     ++made;
     SolverOptions rest = o;
     rest.max_iterations = std::max(1, o.max_iterations - result.iterations);

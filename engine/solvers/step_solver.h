@@ -35,6 +35,7 @@ namespace softbody {
 struct FactoredMatrix {
   std::vector<double> values;
   std::vector<Mat3> diagonal;
+  double shift = 0;  // a shifted factor's sigma (Newton directions reuse such factors)
 };
 
 // The solver's memory across steps, part of the simulation state (rollback, snapshots, settings
@@ -86,12 +87,14 @@ class StepSolver {
   // Rebuilds the saved factor (if one was restored) once the pattern is known.
   void apply_restored_state(const ConstrainedBlockOperator& a, bool definite_only);
   bool diagonal_changed(const ConstrainedBlockOperator& a) const;
-  FactorInfo factorize_now(const ConstrainedBlockOperator& a, bool definite_only);
+  FactorInfo factorize_now(const ConstrainedBlockOperator& a, const SolverOptions& options);
+  // Whether the factor in use may serve another solve with these options.
+  bool reusable(const SolverOptions& options) const;
   // A new factor is in use (made here or by the worker): its diagonal, the count, a fresh cost
   // history.
   void start_factor_epoch(std::vector<Mat3> factored_diagonal);
   // Krylov iterations on `a`, or on A + sigma I when the factor in use is a shifted one and the
-  // definite mode asked for it.
+  // definite mode asked for it; truncated CG for Newton's directions.
   SolveReport run_krylov(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
                          Eigen::VectorXd& x, const SolverOptions& options, bool symmetric) const;
   SolveReport solve_iteratively(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,

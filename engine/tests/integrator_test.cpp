@@ -19,6 +19,7 @@ SimulationModel box_model(double alpha = 0, double beta = 0,
   m.rest = mesh.vertices;
   m.mass = lumped_masses(mesh, material.density);
   m.gravity = gravity;
+  m.options.type = IntegratorType::kLinearizedBackwardEuler;  // seed 000's step, tested here
   m.options.dt = 0.01;
   m.options.alpha = alpha;
   m.options.beta = beta;

@@ -110,15 +110,16 @@ TEST(Scene, UnknownKeysAndWrongTypesNameTheirJsonPath) {
 
 TEST(Scene, IntegratorTypeAndNewtonSettings) {
   nlohmann::json doc = minimal_scene();
-  doc["integrator"] = {{"type", "implicit-euler"},
+  doc["integrator"] = {{"type", "bdf2"},
                        {"newton", {{"tolerance", 1e-8}, {"forcing", 0.05}, {"max_iterations", 7}}}};
   Scene s = build_scene(doc, "t", ".");
-  EXPECT_EQ(s.model->options.type, IntegratorType::kImplicitEuler);
+  EXPECT_EQ(s.model->options.type, IntegratorType::kBdf2);
   EXPECT_DOUBLE_EQ(s.model->options.newton.tolerance, 1e-8);
   EXPECT_DOUBLE_EQ(s.model->options.newton.forcing, 0.05);
   EXPECT_EQ(s.model->options.newton.max_iterations, 7);
+  // The default: Newton on the nonlinear step (issue 21 §3b).
   EXPECT_EQ(build_scene(minimal_scene(), "t", ".").model->options.type,
-            IntegratorType::kLinearizedBackwardEuler);
+            IntegratorType::kImplicitEuler);
 
   doc["integrator"] = {{"type", "verlet"}};
   EXPECT_NE(build_error(doc).find("/integrator/type: unknown integrator 'verlet' "

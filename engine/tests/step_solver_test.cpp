@@ -160,6 +160,53 @@ TEST(StepSolver, ARestoredStateContinuesBitForBit) {
   EXPECT_EQ(r.reason, StopReason::kConverged);
 }
 
+// Newton's directions (SolverOptions::newton_direction) on an indefinite matrix: CG on A itself
+// with the factor of a definite matrix near it, stopped at negative curvature. The direction
+// descends (b.x > 0: the step's potential falls along it), the shifted factor is kept for the
+// next solves instead of climbing the shift ladder again, and a saved state carries it, so a
+// restored solver continues bit for bit.
+TEST(StepSolver, NewtonDirectionsReuseAShiftedFactorAndDescend) {
+  TestSystem sys(-3e3, 0.0, 0.3);
+  ConstrainedBlockOperator op(*sys.topology, sys.a, some_fixed(*sys.topology));
+  const SolverOptions newton{
+      .type = SolverType::kAuto, .tolerance = 0.01, .newton_direction = true};
+  StepSolver solver;
+  for (int solve = 0; solve < 4; ++solve) {
+    const Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), -1, 2 + solve);
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(op.size());
+    const SolveReport r = solver.solve(op, b, x, newton);
+    EXPECT_STREQ(r.method, "newton-cg");
+    EXPECT_EQ(r.factorizations, solve == 0 ? 1 : 0) << "solve " << solve;
+    EXPECT_EQ(r.factor.kind, FactorKind::kShiftedCholesky);
+    EXPECT_GT(b.dot(x), 0) << "solve " << solve;
+    if (solve == 1) {
+      const StepSolverState state = solver.save_state();
+      ASSERT_TRUE(state.factored);
+      EXPECT_EQ(state.factored->shift, r.factor.shift);
+      StepSolver restored;
+      restored.restore_state(state);
+      const Eigen::VectorXd b2 = Eigen::VectorXd::LinSpaced(op.size(), 3, -1);
+      Eigen::VectorXd x1 = Eigen::VectorXd::Zero(op.size()), x2 = x1;
+      const SolveReport r1 = restored.solve(op, b2, x1, newton);
+      const SolveReport r2 = solver.solve(op, b2, x2, newton);
+      EXPECT_EQ(r1.factorizations, r2.factorizations);
+      EXPECT_EQ(restored.dropped_states(), 0);
+      for (Eigen::Index i = 0; i < x1.size(); ++i) ASSERT_EQ(x1[i], x2[i]);
+    }
+  }
+  // A linearized step's solve in definite mode solves the shifted system exactly instead, and
+  // makes a new factor for every indefinite matrix.
+  StepSolver linearized;
+  const Eigen::VectorXd b = Eigen::VectorXd::Ones(op.size());
+  for (int solve = 0; solve < 2; ++solve) {
+    Eigen::VectorXd x = Eigen::VectorXd::Zero(op.size());
+    const SolveReport r =
+        linearized.solve(op, b, x, {.type = SolverType::kAuto, .tolerance = 1e-8});
+    EXPECT_GE(r.factorizations, 1);
+    EXPECT_GT(r.shift, 0);
+  }
+}
+
 // Friction makes vertex blocks non-symmetric: CG is not applicable, GMRES with the factor of the
 // symmetric part converges.
 TEST(StepSolver, SolvesNonSymmetricSystemsWithGmres) {

@@ -1,5 +1,7 @@
 #include "engine/sim/stages/backward_euler_residual.h"
 
+#include <cmath>
+
 #include "engine/parallel/parallel.h"
 
 namespace softbody {
@@ -24,6 +26,30 @@ void backward_euler_residual(const SimulationModel& m, double dt, const StepStar
     if (o.beta != 0) r += o.beta * damping[i];
     g.segment<3>(3 * vi) = r / denom;
   });
+}
+
+double backward_euler_potential(const SimulationModel& m, double dt, const StepStart& start,
+                                const Vec3Array& v, const ForceOutput& forces,
+                                const ExternalForceOutput& external, double& magnitude) {
+  const IntegratorOptions& o = m.options;
+  const auto n = static_cast<size_t>(m.topology->num_vertices());
+  Vec3Array damping;
+  if (o.beta != 0) start.k.multiply(*m.topology, v, damping);
+  double sum = 0, size = 0;  // Psi's terms, and their absolute values
+  for (size_t i = 0; i < n; ++i) {
+    if (!m.fixed.empty() && m.fixed[i]) continue;
+    const double inertia = m.mass[i] * (0.5 / dt + 0.5 * o.alpha) * v[i].squaredNorm();
+    const double momentum = m.mass[i] * v[i].dot(start.v[i]) / dt;
+    const Vec3 slip = v[i] - external.phi[i];
+    const double friction = -0.5 * slip.dot(external.b_h[i] * slip);
+    const double damped = o.beta != 0 ? 0.5 * o.beta * v[i].dot(damping[i]) : 0.0;
+    sum += inertia - momentum + friction + damped;
+    size += inertia + std::abs(momentum) + std::abs(friction) + std::abs(damped);
+  }
+  sum += (forces.energy + external.potential) / dt;
+  size += (std::abs(forces.energy) + std::abs(external.potential)) / dt;
+  magnitude = size / (dt + o.beta);
+  return sum / (dt + o.beta);
 }
 
 void backward_euler_jacobian(const SimulationModel& m, double dt, const StepStart& start,

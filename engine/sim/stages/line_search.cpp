@@ -2,17 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 namespace softbody {
 
 LineSearchResult armijo_line_search(const std::function<double(double)>& merit, double phi0,
-                                    double slope, int max_backtracks) {
+                                    double slope, int max_backtracks, double noise) {
   constexpr double kArmijo = 1e-4, kMinStep = 1e-4;
   LineSearchResult r;
   double a = 1, phi = merit(a);
   double a_prev = 0, phi_prev = 0;
   for (;;) {
-    if (std::isfinite(phi) && phi <= phi0 + kArmijo * a * slope) {
+    if (std::isfinite(phi) && phi <= phi0 + kArmijo * a * slope + noise) {
       r.step = a;
       r.merit = phi;
       r.accepted = true;
@@ -43,6 +44,76 @@ LineSearchResult armijo_line_search(const std::function<double(double)>& merit, 
     a = next;
     phi = merit(a);
     ++r.backtracks;
+  }
+  r.step = 0;
+  r.merit = phi0;
+  return r;
+}
+
+LineSearchResult minimizing_line_search(
+    const std::function<std::pair<double, double>(double)>& merit, double phi0, double slope,
+    double noise, int max_evaluations) {
+  constexpr double kArmijo = 1e-4, kCurvature = 0.5, kMinStep = 1e-4;
+  LineSearchResult r;
+  const auto sufficient = [&](double a, double phi) {
+    return std::isfinite(phi) && phi <= phi0 + kArmijo * a * slope + noise;
+  };
+  double a = 1;
+  auto [phi, dphi] = merit(a);
+  if (sufficient(a, phi)) {
+    r.step = a;
+    r.merit = phi;
+    r.accepted = true;
+    return r;
+  }
+  // The bracket [lo, hi]: phi'(lo) < 0 and, at hi, phi' >= 0 or no sufficient decrease. Within
+  // it: the secant through the two latest points past the root where there are two (exact on a
+  // piecewise quadratic's last piece: the stiff side of a contact), else regula falsi; after a
+  // trial that fell short of the root, bisection, so that a secant dragged towards lo by a stiff
+  // contact's huge slope cannot creep.
+  double lo = 0, dlo = slope, hi = a, dhi = dphi;
+  double previous_hi = 0, previous_dhi = 0;
+  bool two_past = false, fell_short = false;
+  for (int evaluations = 1; evaluations < max_evaluations; ++evaluations) {
+    if (hi - lo < kMinStep) break;
+    double next = lo + 0.5 * (hi - lo);
+    if (!fell_short && std::isfinite(dhi) && dhi > 0) {
+      next = lo + (hi - lo) * (-dlo) / (dhi - dlo);
+      if (two_past && previous_dhi > dhi) {
+        const double secant = hi - dhi * (hi - previous_hi) / (dhi - previous_dhi);
+        if (secant > lo && secant < hi) next = secant;
+      }
+    }
+    // Keep clear of the ends, so that each evaluation shrinks the bracket.
+    next = std::clamp(next, lo + 0.01 * (hi - lo), hi - 0.01 * (hi - lo));
+    a = next;
+    std::tie(phi, dphi) = merit(a);
+    ++r.backtracks;
+    if (sufficient(a, phi) && std::abs(dphi) <= kCurvature * std::abs(slope)) {
+      r.step = a;
+      r.merit = phi;
+      r.accepted = true;
+      return r;
+    }
+    fell_short = sufficient(a, phi) && dphi < 0;
+    if (fell_short) {
+      lo = a;
+      dlo = dphi;
+    } else {
+      two_past = std::isfinite(dhi) && dhi > 0 && std::isfinite(dphi) && dphi > 0;
+      previous_hi = hi;
+      previous_dhi = dhi;
+      hi = a;
+      dhi = dphi;
+    }
+  }
+  // No point met both conditions: the best with sufficient decrease, if any (lo > 0 has it).
+  if (lo > 0) {
+    std::tie(phi, dphi) = merit(lo);
+    r.step = lo;
+    r.merit = phi;
+    r.accepted = true;
+    return r;
   }
   r.step = 0;
   r.merit = phi0;
