@@ -383,7 +383,8 @@ TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
   EXPECT_EQ(info.settings().solver(), "cg");
   ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
   EXPECT_NEAR(info.last_step().sim_time(), 0.03, 1e-12);
-  EXPECT_LE(info.last_step().iterations(), 20);
+  // The cap holds per linear solve: Newton makes one per iteration (and a fallback one more).
+  EXPECT_LE(info.last_step().iterations(), 20 * (info.last_step().newton_iterations() + 1));
 
   v1::UpdateSettingsRequest bad;
   bad.set_session_id(s.id());
