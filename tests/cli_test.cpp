@@ -216,9 +216,9 @@ TEST(SimRun, DefaultSceneFollowsItsConvergedRunAndIsNotChaotic) {
 // and a pushed body of our own; the linearized step with its definiteness shift was 10 % (max)
 // off on the default scene. Newton never falls back there.
 TEST(SimRun, TheDefaultIntegratorFollowsTheExactStep) {
-  for (const std::string scene : {std::string(kScenes) + "/default.json",
-                                  std::string(kScenes) + "/knight.json --steps 300",
-                                  std::string(kScenes) + "/../bench/scenes/octopus-push.json"}) {
+  for (const std::string& scene :
+       {std::string(kScenes) + "/default.json", std::string(kScenes) + "/knight.json --steps 300",
+        std::string(kScenes) + "/../bench/scenes/octopus-push.json"}) {
     test::ProcessResult r =
         test::run_process(kSim + " run " + scene + " --reference --json --threads 1");
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -227,7 +227,8 @@ TEST(SimRun, TheDefaultIntegratorFollowsTheExactStep) {
     EXPECT_LT(summary["max_distance_to_exact"].get<double>(), 0.01) << scene;
     EXPECT_EQ(summary["exact_reference_fallback_steps"], 0) << scene;
     int fallbacks = 0;
-    for (size_t k = 0; k + 1 < lines.size(); ++k) fallbacks += lines[k]["newton_fallback"].get<bool>();
+    for (size_t k = 0; k + 1 < lines.size(); ++k)
+      fallbacks += lines[k]["newton_fallback"].get<bool>();
     EXPECT_EQ(fallbacks, 0) << scene;
   }
 }
@@ -306,6 +307,10 @@ TEST(SimStatic, TheEquilibriumIsWhereTheDampedDynamicsSettles) {
   EXPECT_NE(bad.err.find("--probe nowhere: the mesh has no vertex set of that name"),
             std::string::npos)
       << bad.err;
+  // A body that nothing fixes has no static equilibrium (anchors take no part): said, not solved.
+  bad = test::run_process(kSim + " static " + scene + " --set 'fixed=[]'");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("static equilibrium needs fixed vertices"), std::string::npos) << bad.err;
 }
 
 TEST(SimErrors, MalformedFileNamesFileAndLine) {

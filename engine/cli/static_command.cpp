@@ -50,6 +50,8 @@ void add_static_command(CLI::App& app) {
       if (!mesh.vertex_sets.count(probe))
         throw std::invalid_argument("--probe " + probe +
                                     ": the mesh has no vertex set of that name");
+      else if (mesh.vertex_sets.at(probe).empty())
+        throw std::invalid_argument("--probe " + probe + ": the vertex set is empty");
     const bool terminal = !args->json && isatty(fileno(stderr));
     StaticResult result = solve_static(model, args->options, [&](int done, int total) {
       if (terminal) std::fprintf(stderr, "\rload increment %d/%d", done, total);

@@ -60,6 +60,17 @@ std::unique_ptr<ForceModel> make_mooney_rivlin(std::shared_ptr<const MeshTopolog
   return std::make_unique<ElementModel<MooneyRivlinKernel>>(std::move(topology), rest, material);
 }
 
+// Neo-Hooke's c = lambda / 4 is negative for nu < 0: the J^2 term would then lower the energy of
+// an expanding element without bound (hyperelastic.h).
+std::unique_ptr<ForceModel> make_neo_hookean(std::shared_ptr<const MeshTopology> topology,
+                                             const Vec3Array& rest, const Material& material) {
+  if (!(material.lambda() >= 0))
+    throw std::invalid_argument(
+        "neo-hookean needs lambda >= 0 (nu >= 0): below it its energy has no lower bound under "
+        "expansion");
+  return std::make_unique<ElementModel<NeoHookeanKernel>>(std::move(topology), rest, material);
+}
+
 }  // namespace
 
 const std::vector<ForceModelEntry>& force_model_table() {
@@ -68,8 +79,7 @@ const std::vector<ForceModelEntry>& force_model_table() {
       {StvkTotalLagrangianKernel::kName, make_model<StvkTotalLagrangianModel>, stvk_energy},
       {"nsn", make_edge_model<false>, spring_network_energy},
       {CorotationalKernel::kName, make_model<CorotationalModel>, kernel_energy<CorotationalKernel>},
-      {NeoHookeanKernel::kName, make_model<ElementModel<NeoHookeanKernel>>,
-       kernel_energy<NeoHookeanKernel>},
+      {NeoHookeanKernel::kName, make_neo_hookean, kernel_energy<NeoHookeanKernel>},
       {MooneyRivlinKernel::kName, make_mooney_rivlin, kernel_energy<MooneyRivlinKernel>},
       {HybridKernel::kName, make_model<ElementModel<HybridKernel>>, kernel_energy<HybridKernel>},
   };

@@ -1,7 +1,9 @@
 #include "engine/sim/static_equilibrium.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "engine/solvers/sparse_cholesky.h"
 
@@ -50,6 +52,12 @@ bool has_follower_load(const SimulationModel& model) {
 
 StaticResult solve_static(const SimulationModel& model, const StaticOptions& options,
                           const std::function<void(int, int)>& progress) {
+  // Anchors and obstacles take no part: a body held only by them has no equilibrium here, and its
+  // stiffness matrix is singular (rigid motions).
+  if (std::none_of(model.fixed.begin(), model.fixed.end(), [](std::uint8_t f) { return f != 0; }))
+    throw std::invalid_argument(
+        "static equilibrium needs fixed vertices (the scene's `fixed`); anchors and obstacles "
+        "take no part in it, so a body held only by them would float");
   const ForceModel& forces = *model.forces;
   auto workspace = forces.make_workspace();
   StaticResult result;
@@ -82,13 +90,16 @@ StaticResult solve_static(const SimulationModel& model, const StaticOptions& opt
       ++result.iterations;
       matrix.assign(out.K);
       factor.factorize(matrix);
+      if (!factor.ready()) break;  // not even a shifted factor: nothing to solve with
       factor.solve(-residual, step);
+      if (!step.allFinite()) break;
       // Backtracking: Newton's step is a descent direction of the potential where K is definite;
       // elsewhere (LDL^T of an indefinite K) the shortest step that lowers it is taken.
       const double before = conservative ? potential(result.p, out.energy, external.h) : norm;
       Vec3Array trial = result.p;
       double scale = 1, trial_norm = norm;
-      for (int backtrack = 0; backtrack < 30; ++backtrack, scale *= 0.5) {
+      bool lowered = false;
+      for (int backtrack = 0; backtrack < 30 && !lowered; ++backtrack, scale *= 0.5) {
         for (size_t v = 0; v < trial.size(); ++v)
           trial[v] = result.p[v] + scale * Vec3(step.segment<3>(3 * static_cast<Eigen::Index>(v)));
         forces.evaluate(trial, kEvalAll, *workspace, trial_out);
@@ -96,8 +107,11 @@ StaticResult solve_static(const SimulationModel& model, const StaticOptions& opt
         trial_norm = free_residual(model, trial_out.f, external.h, trial_residual);
         const double after =
             conservative ? potential(trial, trial_out.energy, external.h) : trial_norm;
-        if (after <= before + 1e-14 * std::abs(before)) break;
+        lowered = after <= before + 1e-14 * std::abs(before);
       }
+      // No step along Newton's direction lowers it: Newton cannot go on from here (the increment
+      // is reported unconverged rather than moved by a step that makes it worse).
+      if (!lowered) break;
       result.p = trial;
       std::swap(out, trial_out);
       std::swap(residual, trial_residual);

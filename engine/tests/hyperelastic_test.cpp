@@ -99,7 +99,7 @@ TEST(Hyperelastic, AnInvertedElementIsPushedBackOut) {
   }
 }
 
-TEST(Hyperelastic, MooneyRivlinRefusesMaterialsItIsNotPolyconvexFor) {
+TEST(Hyperelastic, LawsRefuseMaterialsTheyAreNotBoundedFor) {
   const TetMesh tet = test::single_tet();
   auto topo = std::make_shared<const MeshTopology>(tet);
   try {
@@ -110,6 +110,14 @@ TEST(Hyperelastic, MooneyRivlinRefusesMaterialsItIsNotPolyconvexFor) {
               std::string::npos);
   }
   EXPECT_NO_THROW(make_force_model("mooney-rivlin", topo, tet.vertices, Material{1e5, 0.25}));
+  try {
+    make_force_model("neo-hookean", topo, tet.vertices, Material{1e5, -0.2});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("neo-hookean needs lambda >= 0 (nu >= 0)"),
+              std::string::npos);
+  }
+  EXPECT_NO_THROW(make_force_model("neo-hookean", topo, tet.vertices, Material{1e5, 0.0}));
 }
 
 }  // namespace
