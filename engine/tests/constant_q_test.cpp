@@ -2,12 +2,15 @@
 // liver's Q = 4.8, |G(2 Hz)| = 2.5 kPa over the perceptual band.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdio>
 #include <numbers>
 
 #include "engine/forces/constant_q.h"
+#include "engine/scene/scene.h"
+#include "engine/sim/integrator.h"
 
 namespace softbody {
 namespace {
@@ -63,6 +66,50 @@ TEST(ConstantQ, RefusesWhatCannotBeFitted) {
   EXPECT_THROW(fit_constant_q({.modulus = -1}), std::invalid_argument);
   EXPECT_THROW(fit_constant_q({.frequency = 1e5}), std::invalid_argument);
   EXPECT_THROW(fit_constant_q({.terms = 9}), std::invalid_argument);
+}
+
+// Issue 21 §5: a constant-Q creep probe within 5 % of the analytic response. A nearly massless bar
+// of the liver (docs/validation/seed001/creep-bar.json, creep.py) pulled by 1 Pa from t = 0 creeps
+// as linear viscoelasticity's uniaxial creep eps(t) = sigma / (9 K) + sigma J(t) / 3, with
+// Kjartansson's compliance J(t) = (omega_f t)^(2 gamma) / (|G_f| Gamma(1 + 2 gamma)) and the
+// elastic law's bulk modulus K = 2 mu_0 / 3 (nu = 0). Measured: within 2.5 % from 5 ms to 1 s
+// (the three-term fit's 6.8 % compliance error over the band, seen in the time domain); 4 % at
+// 2 ms, where the 1 ms ramp of the load still shows.
+TEST(ConstantQ, ACreepProbeFollowsKjartanssonsPowerLaw) {
+  const nlohmann::json doc = nlohmann::json::parse(R"({
+    "mesh": {"box": {"cells": [20, 2, 2], "size": [0.5, 0.05, 0.05]}},
+    "material": {"model": "stvk-tl", "nu": 0.0, "density": 0.001,
+                 "viscoelastic": {"constant_q": {"Q": 4.8, "mu": 2500, "frequency": 2}}},
+    "dt": 0.0005,
+    "gravity": [0, 0, 0],
+    "integrator": {"type": "bdf2", "newton": {"tolerance": 1e-10}},
+    "solver": {"type": "auto", "tolerance": 1e-10},
+    "fixed": [{"set": "xmin"}],
+    "loads": [{"set": "xmax", "traction": [1, 0, 0], "curve": [[0, 0], [0.001, 1]]}],
+    "probes": [{"name": "a", "box": {"min": [0.149, -1, -1], "max": [0.151, 1, 1]}},
+               {"name": "b", "box": {"min": [0.349, -1, -1], "max": [0.351, 1, 1]}}]
+  })");
+  const Scene scene = build_scene(doc, "creep", ".");
+  const double mu0 = fit_constant_q({.quality = 4.8, .modulus = 2500, .frequency = 2}).long_term;
+  const double gamma = constant_q_gamma(4.8), omega = 2 * std::numbers::pi * 2;
+  const auto analytic = [&](double t) {
+    const double compliance = std::pow(omega * t, 2 * gamma) / (2500 * std::tgamma(1 + 2 * gamma));
+    return 1.0 / (9 * (2 * mu0 / 3)) + compliance / 3;
+  };
+  auto stepper = make_integrator(scene.model);
+  SimulationState state = rest_state(*scene.model);
+  const std::vector<int> checked = {10, 20, 40, 100, 200, 400, 1000, 2000};  // 5 ms ... 1 s
+  double worst = 0;
+  for (int k = 1; k <= checked.back(); ++k) {
+    ASSERT_FALSE(stepper->step(state).failed) << "step " << k;
+    if (std::find(checked.begin(), checked.end(), k) == checked.end()) continue;
+    const Vec3 a = probe_displacement(scene.probes[0], state.p, scene.model->rest);
+    const Vec3 b = probe_displacement(scene.probes[1], state.p, scene.model->rest);
+    const double strain = (b.x() - a.x()) / 0.2, expected = analytic(state.t);
+    worst = std::max(worst, std::abs(strain / expected - 1));
+    EXPECT_NEAR(strain / expected, 1, 0.05) << "t = " << state.t;
+  }
+  std::printf("constant-Q creep: worst relative error %.3f over 5 ms .. 1 s\n", worst);
 }
 
 }  // namespace
