@@ -68,6 +68,18 @@ async function serverSurface(id: string): Promise<Float32Array> {
   return positions;
 }
 
+// The session's settings as the server has them, read by a node client of its own (close it).
+async function settingsReader(id: string) {
+  const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
+    WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+  await client.connect();
+  const read = async () => {
+    const reply = await client.request({ case: "getSession", value: { sessionId: id } });
+    return reply.body.case === "session" ? reply.body.value.settings : undefined;
+  };
+  return { read, close: () => client.close() };
+}
+
 // The largest distance between corresponding vertices of two states.
 function largestMotion(a: Float32Array, b: Float32Array): number {
   let largest = 0;
@@ -182,18 +194,12 @@ describe("browser client", () => {
     const { page } = trainee;
     expect(await page.locator("#integrator").inputValue()).toBe("implicit-euler");
     await page.selectOption("#integrator", "bdf2");
-    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
-      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
-    await client.connect();
-    const integrator = async () => {
-      const reply = await client.request({ case: "getSession", value: { sessionId } });
-      return reply.body.case === "session" ? reply.body.value.settings?.integrator : undefined;
-    };
-    await waitFor(async () => (await integrator()) === "bdf2", 10000, "the new integrator");
+    const settings = await settingsReader(sessionId);
+    await waitFor(async () => (await settings.read())?.integrator === "bdf2", 10000, "the new integrator");
     // The session steps on under it.
     const before = (await probe(page)).lastStep;
     await waitFor(async () => (await probe(page)).lastStep > before + 10, 20000, "steps under BDF(2)");
-    client.close();
+    settings.close();
     expect(trainee.problems).toEqual([]);
   });
 
@@ -204,18 +210,12 @@ describe("browser client", () => {
     expect(await page.locator("#constant-q").isVisible()).toBe(false);
     expect(await page.locator("#youngs").isDisabled()).toBe(false);
     await page.selectOption("#pressure", "nodal");
-    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
-      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
-    await client.connect();
-    const settings = async () => {
-      const reply = await client.request({ case: "getSession", value: { sessionId } });
-      return reply.body.case === "session" ? reply.body.value.settings : undefined;
-    };
-    await waitFor(async () => (await settings())?.nodalPressure === true, 10000, "nodal pressure");
-    expect((await settings())?.pressure).toBe("nodal");
+    const settings = await settingsReader(sessionId);
+    await waitFor(async () => (await settings.read())?.nodalPressure === true, 10000, "nodal pressure");
+    expect((await settings.read())?.pressure).toBe("nodal");
     const before = (await probe(page)).lastStep;
     await waitFor(async () => (await probe(page)).lastStep > before + 10, 20000, "steps under nodal pressure");
-    client.close();
+    settings.close();
     expect(trainee.problems).toEqual([]);
   });
 

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "engine/cli/commands.h"
+#include "engine/cli/probe_report.h"
 #include "engine/forces/energy_density.h"
 #include "engine/io/mesh_io.h"
 #include "engine/parallel/parallel.h"
@@ -209,10 +210,7 @@ void add_run_command(CLI::App& app) {
           line["distance_to_exact"] = exactness.back();
           line["distance_to_exact_linearized"] = linearized_exactness.back();
         }
-        for (const Probe& probe : scene.probes) {
-          const Vec3 d = probe_displacement(probe, state.p, model.rest);
-          line["probes"][probe.name] = {d.x(), d.y(), d.z()};
-        }
+        report_probes(line, "probes", scene.probes, state.p, model.rest);
         const BoundingBox box = bounding_box(state.p);
         line["bbox_min"] = {box.min.x(), box.min.y(), box.min.z()};
         line["bbox_max"] = {box.max.x(), box.max.y(), box.max.z()};
@@ -246,38 +244,34 @@ void add_run_command(CLI::App& app) {
     summary["steps_tolerance_unmet"] = unmet;
     summary["factorizations"] = factorizations;
     if (reference) {
+      const auto mean = [](const std::vector<double>& x) {
+        return std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
+      };
+      const auto largest = [](const std::vector<double>& x) {
+        return *std::max_element(x.begin(), x.end());
+      };
       // Fidelity: the mean vertex distance to the converged run over the rest diagonal.
       summary["reference"] = "direct, tolerance 1e-10";
-      summary["mean_distance_to_reference"] =
-          std::accumulate(fidelity.begin(), fidelity.end(), 0.0) /
-          static_cast<double>(fidelity.size());
-      summary["max_distance_to_reference"] = *std::max_element(fidelity.begin(), fidelity.end());
+      summary["mean_distance_to_reference"] = mean(fidelity);
+      summary["max_distance_to_reference"] = largest(fidelity);
       summary["final_distance_to_reference"] = fidelity.back();
-      summary["mean_reference_spread"] =
-          std::accumulate(spread.begin(), spread.end(), 0.0) / static_cast<double>(spread.size());
-      summary["max_reference_spread"] = *std::max_element(spread.begin(), spread.end());
+      summary["mean_reference_spread"] = mean(spread);
+      summary["max_reference_spread"] = largest(spread);
       summary["exact_reference"] = "implicit-euler, Newton to 1e-10";
-      summary["mean_distance_to_exact"] = std::accumulate(exactness.begin(), exactness.end(), 0.0) /
-                                          static_cast<double>(exactness.size());
-      summary["max_distance_to_exact"] = *std::max_element(exactness.begin(), exactness.end());
+      summary["mean_distance_to_exact"] = mean(exactness);
+      summary["max_distance_to_exact"] = largest(exactness);
       summary["exact_reference_fallback_steps"] = exact_fallbacks;
       summary["exact_linearized_reference"] =
           "linearized-backward-euler, direct 1e-10, definiteness exact";
-      summary["mean_distance_to_exact_linearized"] =
-          std::accumulate(linearized_exactness.begin(), linearized_exactness.end(), 0.0) /
-          static_cast<double>(linearized_exactness.size());
-      summary["max_distance_to_exact_linearized"] =
-          *std::max_element(linearized_exactness.begin(), linearized_exactness.end());
+      summary["mean_distance_to_exact_linearized"] = mean(linearized_exactness);
+      summary["max_distance_to_exact_linearized"] = largest(linearized_exactness);
     }
     summary["max_speed"] = max_speed;
     summary["speed_threshold"] = args->speed_threshold;
     summary["steps_over_threshold"] = over_threshold;
     summary["steps_with_correction"] = corrected_steps;
     summary["final_mean_displacement_over_diagonal"] = shape_error(state.p, model.rest);
-    for (const Probe& probe : scene.probes) {
-      const Vec3 d = probe_displacement(probe, state.p, model.rest);
-      summary["final_probes"][probe.name] = {d.x(), d.y(), d.z()};
-    }
+    report_probes(summary, "final_probes", scene.probes, state.p, model.rest);
     summary["rollbacks"] = rollbacks;
     summary["failed_steps"] = failed;
     std::cout << (args->json ? summary.dump() : summary.dump(2)) << '\n';

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/cli/commands.h"
+#include "engine/cli/probe_report.h"
 #include "engine/parallel/parallel.h"
 #include "engine/scene/scene.h"
 #include "engine/sim/static_equilibrium.h"
@@ -80,10 +81,7 @@ void add_static_command(CLI::App& app) {
     std::vector<Probe> probes = scene.probes;
     for (const std::string& name : args->probes)
       probes.push_back({name, mesh.vertex_sets.at(name)});
-    for (const Probe& probe : probes) {
-      const Vec3 d = probe_displacement(probe, result.p, model.rest);
-      j["probes"][probe.name] = {d.x(), d.y(), d.z()};
-    }
+    report_probes(j, "probes", probes, result.p, model.rest);
     j["seconds"] = seconds;
     if (args->json) {
       std::cout << j.dump() << '\n';

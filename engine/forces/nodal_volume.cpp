@@ -226,27 +226,4 @@ void NodalVolumeTerm::add(const Vec3Array& p, unsigned what, Workspace& ws,
   });
 }
 
-ModelWithNodalVolume::ModelWithNodalVolume(std::unique_ptr<ForceModel> base, NodalVolumeTerm term)
-    : ForceModel(base->topology_ptr()), base_(std::move(base)), term_(std::move(term)) {}
-
-namespace {
-struct NodalWorkspace : ForceWorkspace {
-  std::unique_ptr<ForceWorkspace> base;
-  NodalVolumeTerm::Workspace nodal;
-};
-}  // namespace
-
-std::unique_ptr<ForceWorkspace> ModelWithNodalVolume::make_workspace() const {
-  auto ws = std::make_unique<NodalWorkspace>();
-  ws->base = base_->make_workspace();
-  return ws;
-}
-
-void ModelWithNodalVolume::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
-                                    ForceOutput& out) const {
-  auto& ws = dynamic_cast<NodalWorkspace&>(workspace);
-  base_->evaluate(p, what, *ws.base, out);
-  term_.add(p, what, ws.nodal, out);
-}
-
 }  // namespace softbody

@@ -23,6 +23,7 @@
 #pragma once
 
 #include "engine/forces/force_model.h"
+#include "engine/forces/model_with_term.h"
 
 namespace softbody {
 
@@ -75,19 +76,6 @@ class NodalVolumeTerm {
 
 // An element law whose volume is held mostly per vertex: `base` (built with nodal_split's
 // material) plus the nodal volume term.
-class ModelWithNodalVolume final : public ForceModel {
- public:
-  ModelWithNodalVolume(std::unique_ptr<ForceModel> base, NodalVolumeTerm term);
-  std::string name() const override { return base_->name(); }
-  std::unique_ptr<ForceWorkspace> make_workspace() const override;
-  using ForceModel::evaluate;
-  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
-                ForceOutput& out) const override;
-  const NodalVolumeTerm& term() const { return term_; }
-
- private:
-  std::unique_ptr<ForceModel> base_;
-  NodalVolumeTerm term_;
-};
+using ModelWithNodalVolume = ModelWithTerm<NodalVolumeTerm>;
 
 }  // namespace softbody

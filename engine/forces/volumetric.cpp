@@ -117,27 +117,4 @@ void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace
   });
 }
 
-ModelWithVolumetric::ModelWithVolumetric(std::unique_ptr<ForceModel> base, VolumetricTerm term)
-    : ForceModel(base->topology_ptr()), base_(std::move(base)), term_(std::move(term)) {}
-
-namespace {
-struct CombinedWorkspace : ForceWorkspace {
-  std::unique_ptr<ForceWorkspace> base;
-  VolumetricTerm::Workspace volumetric;
-};
-}  // namespace
-
-std::unique_ptr<ForceWorkspace> ModelWithVolumetric::make_workspace() const {
-  auto ws = std::make_unique<CombinedWorkspace>();
-  ws->base = base_->make_workspace();
-  return ws;
-}
-
-void ModelWithVolumetric::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
-                                   ForceOutput& out) const {
-  auto& ws = dynamic_cast<CombinedWorkspace&>(workspace);
-  base_->evaluate(p, what, *ws.base, out);
-  term_.add(p, what, ws.volumetric, out);
-}
-
 }  // namespace softbody

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "engine/forces/force_model.h"
+#include "engine/forces/model_with_term.h"
 
 namespace softbody {
 
@@ -49,19 +50,6 @@ class VolumetricTerm {
 };
 
 // A model plus a volumetric term, evaluated as one model.
-class ModelWithVolumetric final : public ForceModel {
- public:
-  ModelWithVolumetric(std::unique_ptr<ForceModel> base, VolumetricTerm term);
-  std::string name() const override { return base_->name(); }
-  std::unique_ptr<ForceWorkspace> make_workspace() const override;
-  using ForceModel::evaluate;
-  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
-                ForceOutput& out) const override;
-  const VolumetricTerm& term() const { return term_; }
-
- private:
-  std::unique_ptr<ForceModel> base_;
-  VolumetricTerm term_;
-};
+using ModelWithVolumetric = ModelWithTerm<VolumetricTerm>;
 
 }  // namespace softbody

@@ -84,9 +84,7 @@ void BdfNewton::evaluate_at(const SimulationState& state, double dt, const Vec3A
   external_.b_h = external_start_.b_h;
   external_.phi = external_start_.phi;
   const StepStart start{state.p, state.v, forces_start_.K};
-  backward_euler_residual(m, dt, start, v, forces_, external_, g_);
-  if (energy_merit_)
-    psi_ = backward_euler_potential(m, dt, start, v, forces_, external_, psi_magnitude_);
+  backward_euler_residual(m, dt, start, v, forces_, external_, g_, energy_merit_ ? &psi_ : nullptr);
 }
 
 LineSearchResult BdfNewton::line_search(const SimulationState& state, double dt, bool energy) {
@@ -96,19 +94,19 @@ LineSearchResult BdfNewton::line_search(const SimulationState& state, double dt,
     for (size_t i = 0; i < n; ++i)
       trial_v_[i] = v_[i] + a * dv_flat_.segment<3>(3 * static_cast<Eigen::Index>(i));
     evaluate_at(state, dt, trial_v_, false);
-    return energy ? psi_ : 0.5 * g_.squaredNorm();
+    return energy ? psi_.value : 0.5 * g_.squaredNorm();
   };
   if (energy) {
     // Psi's slope along dv is G.dv; what round-off hides in Psi is accepted as no change, so
     // that steps near the answer (where Psi's changes vanish below it) are taken whole.
-    const double psi0 = psi_, slope = g_.dot(dv_flat_);
+    const double psi0 = psi_.value, slope = g_.dot(dv_flat_);
     if (!(slope < 0)) return {};  // not a descent direction: the caller re-evaluates J
     return minimizing_line_search(
         [&](double a) {
           const double psi = merit_at(a);
           return std::pair{psi, g_.dot(dv_flat_)};
         },
-        psi0, slope, kPotentialRoundOff * psi_magnitude_);
+        psi0, slope, kPotentialRoundOff * psi_.magnitude);
   }
   // |G|^2 / 2 decreases along an exact Newton direction at the rate -|G|^2.
   const double phi0 = 0.5 * g_.squaredNorm();

@@ -26,6 +26,7 @@
 
 #include "engine/sim/integrator.h"
 #include "engine/sim/solver_cache.h"
+#include "engine/sim/stages/backward_euler_residual.h"
 #include "engine/sim/stages/line_search.h"
 #include "engine/sim/stages/step_forces.h"
 
@@ -53,8 +54,8 @@ class BdfNewton final : public Integrator {
   bool accept(SimulationState& state, StepStats& stats);
   // Forces (and with `stiffness` K) and external forces at p_k + dt v, and G there into g_.
   void evaluate_at(const SimulationState& state, double dt, const Vec3Array& v, bool stiffness);
-  // Armijo along dv_ from v_ on Psi (`energy`) or on |G|^2 / 2; leaves G (and Psi) at the
-  // accepted point, v_ unchanged (trial_v_ holds it).
+  // Along dv_ from v_: to Psi's minimum (`energy`), or Armijo's backtracking on |G|^2 / 2; leaves
+  // G (and Psi) at the accepted point, v_ unchanged (trial_v_ holds it).
   LineSearchResult line_search(const SimulationState& state, double dt, bool energy);
   bool solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
              const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats);
@@ -64,8 +65,8 @@ class BdfNewton final : public Integrator {
   SolverOptions solver_options_;           // Newton's linear solves: tolerance eta
   SolverOptions fallback_solver_options_;  // the linearized fallback's
   double newton_tolerance_ = 0;
-  bool energy_merit_ = false;           // the line search measures Psi, not |G|^2
-  double psi_ = 0, psi_magnitude_ = 0;  // Psi at the last evaluate_at, and its terms' size
+  bool energy_merit_ = false;  // the line search measures Psi, not |G|^2
+  StepPotential psi_;          // Psi at the last evaluate_at (with energy_merit_)
   double t_next_ = 0, step_dt_ = 0;
   SimulationState start_;  // p^, v^ of the attempt (only p and v are used)
   // Scratch.

@@ -90,6 +90,11 @@ struct SparseCholesky::Impl {
     return common.status == CHOLMOD_OK && f->minor == f->n;
   }
 
+  // Factorizes A + shift I into the primary factor; true when that is positive definite.
+  bool factorize_definite_into(const SymmetricCsc& a, double shift) {
+    return factorize_into(a, primary, shift) && (primary->is_super || pivots_positive(primary));
+  }
+
   // Pivots of a simplicial LDL^T: all positive (the matrix was positive definite).
   static bool pivots_positive(const cholmod_factor* f) {
     const auto* p = static_cast<const int*>(f->p);
@@ -162,19 +167,12 @@ FactorInfo SparseCholesky::factorize(const SymmetricCsc& a, bool definite_only) 
       // above zero. The first rung alone leaves A + sigma I nearly singular: on seed 000's crush
       // and the default scene it turned steps into speed spikes and made trajectories chaotic
       // (1e-9 perturbations grew to centimetres); with the margin they are not (bench/RESULTS.md).
-      const double mean_diagonal = mean_absolute_diagonal(a);
       impl_->current = nullptr;
-      auto definite_with = [&](double shift) {
-        return impl_->factorize_into(a, primary, shift) &&
-               (primary->is_super || Impl::pivots_positive(primary));
-      };
-      for (double shift = 1e-4 * mean_diagonal; shift < 1e6 * mean_diagonal; shift *= 4) {
-        if (definite_with(shift) && definite_with(4 * shift)) {
-          info_.kind = FactorKind::kShiftedCholesky;
-          info_.shift = 4 * shift;
-          impl_->current = primary;
-          break;
-        }
+      const double lowest = lowest_definite_rung(a, kFirstRung * mean_absolute_diagonal(a));
+      if (lowest > 0 && impl_->factorize_definite_into(a, 4 * lowest)) {
+        info_.kind = FactorKind::kShiftedCholesky;
+        info_.shift = 4 * lowest;
+        impl_->current = primary;
       }
     }
   }
@@ -190,22 +188,25 @@ FactorInfo SparseCholesky::factorize_definite(const SymmetricCsc& a, double from
   if (!impl_->primary) analyze(a);
   const auto start = Clock::now();
   begin_info(a);
-  cholmod_factor* primary = impl_->primary;
   impl_->current = nullptr;
-  const double mean_diagonal = mean_absolute_diagonal(a);
-  const double first_rung = 1e-4 * mean_diagonal;
-  for (double shift = from < first_rung ? 0 : from; shift < 1e6 * mean_diagonal;
-       shift = shift == 0 ? first_rung : 4 * shift) {
-    if (impl_->factorize_into(a, primary, shift) &&
-        (primary->is_super || Impl::pivots_positive(primary))) {
-      info_.kind = shift == 0 ? FactorKind::kCholesky : FactorKind::kShiftedCholesky;
-      info_.shift = shift;
-      impl_->current = primary;
-      break;
-    }
+  const double shift = lowest_definite_rung(a, from);
+  if (shift >= 0) {
+    info_.kind = shift == 0 ? FactorKind::kCholesky : FactorKind::kShiftedCholesky;
+    info_.shift = shift;
+    impl_->current = impl_->primary;
   }
   finish_info(start);
   return info_;
+}
+
+double SparseCholesky::lowest_definite_rung(const SymmetricCsc& a, double from) {
+  const double mean_diagonal = mean_absolute_diagonal(a);
+  const double first_rung = kFirstRung * mean_diagonal;
+  for (double shift = from < first_rung ? 0 : from; shift < kLastRung * mean_diagonal;
+       shift = shift == 0 ? first_rung : 4 * shift) {
+    if (impl_->factorize_definite_into(a, shift)) return shift;
+  }
+  return -1;
 }
 
 double SparseCholesky::mean_absolute_diagonal(const SymmetricCsc& a) {

@@ -46,7 +46,13 @@ class SparseCholesky {
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
 
  private:
+  // The shift ladder, relative to the mean |diagonal|: 4x per rung from kFirstRung.
+  static constexpr double kFirstRung = 1e-4, kLastRung = 1e6;
   static double mean_absolute_diagonal(const SymmetricCsc& a);
+  // Factors A + sigma I into the primary factor for sigma = from, 4 from, 16 from, ... (from below
+  // the first rung: A itself, then the first rung) and returns the first sigma that is positive
+  // definite, or -1 if none below the last rung is.
+  double lowest_definite_rung(const SymmetricCsc& a, double from);
   // info_ for a factorization of `a` about to start (the analysis time kept), and its end.
   void begin_info(const SymmetricCsc& a);
   void finish_info(std::chrono::steady_clock::time_point start);

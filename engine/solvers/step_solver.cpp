@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string_view>
 
 #include "engine/parallel/parallel.h"
 #include "engine/solvers/block_ssor.h"
 
 namespace softbody {
 namespace {
+
+// Newton's directions (SolverOptions::newton_direction) apply in definite mode only.
+bool newton_directions(const SolverOptions& o) {
+  return o.newton_direction && o.definite;
+}
 
 // The factorization's flop rate relative to an iteration's (triangular solves and a product,
 // memory-bound), measured with `softbody-bench solver` (bench/RESULTS.md): CHOLMOD's supernodal
@@ -162,7 +166,7 @@ FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, const So
   // Newton's directions start the ladder a rung below the last factor's shift: A's lowest
   // eigenvalue moves little between solves, so one or two factorizations find the next.
   const double last_shift = factor_->ready() ? factor_->info().shift : 0;
-  const bool newton = o.newton_direction && o.definite;
+  const bool newton = newton_directions(o);
   csc_->assign(a.matrix());
   // The factorization's BLAS-3 kernels use the engine's threads; the triangular solves (BLAS-2,
   // memory-bound) run on one: OpenBLAS threads there only fought the OpenMP workers still
@@ -183,7 +187,12 @@ FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, const So
 bool StepSolver::reusable(const SolverOptions& o) const {
   const FactorKind kind = factor_->info().kind;
   return kind == FactorKind::kCholesky ||
-         (o.newton_direction && o.definite && kind == FactorKind::kShiftedCholesky);
+         (newton_directions(o) && kind == FactorKind::kShiftedCholesky);
+}
+
+bool StepSolver::runs_newton_cg(const SolverOptions& o, bool symmetric) const {
+  return (o.type == SolverType::kAuto || o.type == SolverType::kDirect) && newton_directions(o) &&
+         symmetric && reusable(o);
 }
 
 void StepSolver::start_factor_epoch(std::vector<Mat3> factored_diagonal) {
@@ -232,9 +241,7 @@ SolveReport StepSolver::run_krylov(const ConstrainedBlockOperator& a, const Eige
   const FactorPreconditioner m(*factor_);
   if (o.type != SolverType::kAuto && o.type != SolverType::kDirect)
     return krylov_solve(o.type, a, m, b, x, o);
-  if (o.newton_direction && o.definite && symmetric &&
-      (factor_->info().kind == FactorKind::kCholesky ||
-       factor_->info().kind == FactorKind::kShiftedCholesky)) {
+  if (runs_newton_cg(o, symmetric)) {
     // The factor is of a definite matrix (A's or A + sigma I's, perhaps of an earlier A), so M is
     // SPD. CG's iterates before negative curvature are descent directions for the step's
     // potential; with none yet, M^-1 r is (modified Newton).
@@ -358,8 +365,8 @@ SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::Ve
   if (made == 0) first.max_iterations = std::min(o.max_iterations, kReuseIterationLimit);
   SolveReport result = run_krylov(a, b, x, first, symmetric);
   // Negative curvature ends a Newton direction; no new factor would change that.
-  const bool truncated = result.method == std::string_view("newton-cg") &&
-                         result.reason == StopReason::kBreakdown && x.allFinite();
+  const bool truncated =
+      runs_newton_cg(o, symmetric) && result.reason == StopReason::kBreakdown && x.allFinite();
   if (result.reason != StopReason::kConverged && made == 0 && !truncated) {
     // The reused factor no longer preconditions well enough: replace it now and go on (from the
     // warm start if the iterate went non-finite).

@@ -90,6 +90,8 @@ class StepSolver {
   FactorInfo factorize_now(const ConstrainedBlockOperator& a, const SolverOptions& options);
   // Whether the factor in use may serve another solve with these options.
   bool reusable(const SolverOptions& options) const;
+  // Whether run_krylov gives Newton's direction (truncated CG on A) with the factor in use.
+  bool runs_newton_cg(const SolverOptions& options, bool symmetric) const;
   // A new factor is in use (made here or by the worker): its diagonal, the count, a fresh cost
   // history.
   void start_factor_epoch(std::vector<Mat3> factored_diagonal);

@@ -138,9 +138,10 @@ TEST(StepPotential, ItsGradientIsTheBackwardEulerResidual) {
     EXPECT_TRUE(external.conservative);
     external.b_h = start_external.b_h;
     external.phi = start_external.phi;
-    if (g) backward_euler_residual(m, dt, start, w, forces, external, *g);
-    double magnitude = 0;
-    return backward_euler_potential(m, dt, start, w, forces, external, magnitude);
+    Eigen::VectorXd residual;
+    StepPotential potential;
+    backward_euler_residual(m, dt, start, w, forces, external, g ? *g : residual, &potential);
+    return potential.value;
   };
   Vec3Array w = v;
   w[0].setZero();

@@ -8,10 +8,12 @@ namespace softbody {
 
 void backward_euler_residual(const SimulationModel& m, double dt, const StepStart& start,
                              const Vec3Array& v, const ForceOutput& forces,
-                             const ExternalForceOutput& external, Eigen::VectorXd& g) {
+                             const ExternalForceOutput& external, Eigen::VectorXd& g,
+                             StepPotential* potential) {
   const IntegratorOptions& o = m.options;
   const auto n = static_cast<size_t>(m.topology->num_vertices());
   const double denom = dt + o.beta;
+  // beta K_k v: G's damping term and Psi's, computed once for both.
   Vec3Array damping;
   if (o.beta != 0) start.k.multiply(*m.topology, v, damping);
   g.resize(3 * static_cast<Eigen::Index>(n));
@@ -26,15 +28,7 @@ void backward_euler_residual(const SimulationModel& m, double dt, const StepStar
     if (o.beta != 0) r += o.beta * damping[i];
     g.segment<3>(3 * vi) = r / denom;
   });
-}
-
-double backward_euler_potential(const SimulationModel& m, double dt, const StepStart& start,
-                                const Vec3Array& v, const ForceOutput& forces,
-                                const ExternalForceOutput& external, double& magnitude) {
-  const IntegratorOptions& o = m.options;
-  const auto n = static_cast<size_t>(m.topology->num_vertices());
-  Vec3Array damping;
-  if (o.beta != 0) start.k.multiply(*m.topology, v, damping);
+  if (!potential) return;
   double sum = 0, size = 0;  // Psi's terms, and their absolute values
   for (size_t i = 0; i < n; ++i) {
     if (!m.fixed.empty() && m.fixed[i]) continue;
@@ -48,8 +42,8 @@ double backward_euler_potential(const SimulationModel& m, double dt, const StepS
   }
   sum += (forces.energy + external.potential) / dt;
   size += (std::abs(forces.energy) + std::abs(external.potential)) / dt;
-  magnitude = size / (dt + o.beta);
-  return sum / (dt + o.beta);
+  potential->value = sum / denom;
+  potential->magnitude = size / denom;
 }
 
 void backward_euler_jacobian(const SimulationModel& m, double dt, const StepStart& start,

@@ -19,21 +19,23 @@ struct StepStart {
   const EdgeBlockMatrix& k;  // K(p_k), for the beta damping term
 };
 
-// G(v) into `g` (3 per vertex) from the forces at p(v): `forces.f` and `external` evaluated there.
-void backward_euler_residual(const SimulationModel& model, double dt, const StepStart& start,
-                             const Vec3Array& v, const ForceOutput& forces,
-                             const ExternalForceOutput& external, Eigen::VectorXd& g);
-
 // Psi(v), whose gradient is G when every force has a potential (external.conservative):
 //   Psi = [ (1/T + alpha) v.Mv / 2 - v.M v_k / T + beta v.K_k v / 2 + (U(p(v)) + V(p(v))) / T
 //           - (v - phi).B_H (v - phi) / 2 ] / (T + beta)
 // with U = forces.energy and V = external.potential (B_H and K_k are symmetric). Fixed vertices
 // are left out. Minimizing Psi is the step's incremental potential problem: Newton's line search
 // measures progress with it, so any definite stand-in for J gives a descent direction.
-// `magnitude` receives the sum of the terms' absolute values: Psi's round-off is ~1e-16 of it.
-double backward_euler_potential(const SimulationModel& model, double dt, const StepStart& start,
-                                const Vec3Array& v, const ForceOutput& forces,
-                                const ExternalForceOutput& external, double& magnitude);
+struct StepPotential {
+  double value = 0;      // Psi
+  double magnitude = 0;  // the sum of its terms' absolute values: Psi's round-off is ~1e-16 of it
+};
+
+// G(v) into `g` (3 per vertex) from the forces at p(v): `forces.f` and `external` evaluated there;
+// with `potential`, Psi(v) too (then `forces.energy` must have been evaluated).
+void backward_euler_residual(const SimulationModel& model, double dt, const StepStart& start,
+                             const Vec3Array& v, const ForceOutput& forces,
+                             const ExternalForceOutput& external, Eigen::VectorXd& g,
+                             StepPotential* potential = nullptr);
 
 // dG/dv at p(v) (without the derivatives of B_H and phi): [ (1/T + alpha) M + beta K_k + T K(p) -
 // T K_H - B_H ] / (T + beta).

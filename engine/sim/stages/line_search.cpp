@@ -7,13 +7,13 @@
 namespace softbody {
 
 LineSearchResult armijo_line_search(const std::function<double(double)>& merit, double phi0,
-                                    double slope, int max_backtracks, double noise) {
+                                    double slope, int max_backtracks) {
   constexpr double kArmijo = 1e-4, kMinStep = 1e-4;
   LineSearchResult r;
   double a = 1, phi = merit(a);
   double a_prev = 0, phi_prev = 0;
   for (;;) {
-    if (std::isfinite(phi) && phi <= phi0 + kArmijo * a * slope + noise) {
+    if (std::isfinite(phi) && phi <= phi0 + kArmijo * a * slope) {
       r.step = a;
       r.merit = phi;
       r.accepted = true;
@@ -58,14 +58,15 @@ LineSearchResult minimizing_line_search(
   const auto sufficient = [&](double a, double phi) {
     return std::isfinite(phi) && phi <= phi0 + kArmijo * a * slope + noise;
   };
-  double a = 1;
-  auto [phi, dphi] = merit(a);
-  if (sufficient(a, phi)) {
+  const auto accept = [&r](double a, double phi) {
     r.step = a;
     r.merit = phi;
     r.accepted = true;
     return r;
-  }
+  };
+  double a = 1;
+  auto [phi, dphi] = merit(a);
+  if (sufficient(a, phi)) return accept(a, phi);
   // The bracket [lo, hi]: phi'(lo) < 0 and, at hi, phi' >= 0 or no sufficient decrease. Within
   // it: the secant through the two latest points past the root where there are two (exact on a
   // piecewise quadratic's last piece: the stiff side of a contact), else regula falsi; after a
@@ -89,12 +90,7 @@ LineSearchResult minimizing_line_search(
     a = next;
     std::tie(phi, dphi) = merit(a);
     ++r.backtracks;
-    if (sufficient(a, phi) && std::abs(dphi) <= kCurvature * std::abs(slope)) {
-      r.step = a;
-      r.merit = phi;
-      r.accepted = true;
-      return r;
-    }
+    if (sufficient(a, phi) && std::abs(dphi) <= kCurvature * std::abs(slope)) return accept(a, phi);
     fell_short = sufficient(a, phi) && dphi < 0;
     if (fell_short) {
       lo = a;
@@ -108,13 +104,7 @@ LineSearchResult minimizing_line_search(
     }
   }
   // No point met both conditions: the best with sufficient decrease, if any (lo > 0 has it).
-  if (lo > 0) {
-    std::tie(phi, dphi) = merit(lo);
-    r.step = lo;
-    r.merit = phi;
-    r.accepted = true;
-    return r;
-  }
+  if (lo > 0) return accept(lo, merit(lo).first);
   r.step = 0;
   r.merit = phi0;
   return r;

@@ -20,11 +20,9 @@ struct LineSearchResult {
 };
 
 // `merit(a)` evaluates phi at v + a dv (and leaves the solver's state at that point); phi0 =
-// phi(0), slope = phi'(0) < 0. Accepts phi(a) <= phi0 + 1e-4 a slope + noise (`noise`: what
-// round-off can hide in phi, so that a merit whose changes fall below it does not stall Newton
-// near the answer); gives up below a = 1e-4.
+// phi(0), slope = phi'(0) < 0. Accepts phi(a) <= phi0 + 1e-4 a slope; gives up below a = 1e-4.
 LineSearchResult armijo_line_search(const std::function<double(double)>& merit, double phi0,
-                                    double slope, int max_backtracks = 12, double noise = 0);
+                                    double slope, int max_backtracks = 12);
 
 // Takes the full step when it satisfies Armijo; otherwise brackets the root of phi' between 0
 // and the full step and closes in on it (secant, regula falsi, bisection), accepting a point with
@@ -34,7 +32,9 @@ LineSearchResult armijo_line_search(const std::function<double(double)>& merit, 
 // there still lacks it, and Newton crawls (measured on the default scene: 20 iterations at 0.9
 // contraction). The minimizer along the line lies inside the contact, so the next Jacobian has
 // it. Where phi' does not change sign (a non-convex stretch) it backtracks as Armijo's search
-// does. `merit(a)` returns {phi(a), phi'(a)}; `noise` as for armijo_line_search.
+// does. `merit(a)` returns {phi(a), phi'(a)}; Armijo's test allows `noise` more: what round-off
+// can hide in phi, so that a merit whose changes fall below it does not stall Newton near the
+// answer.
 LineSearchResult minimizing_line_search(
     const std::function<std::pair<double, double>(double)>& merit, double phi0, double slope,
     double noise, int max_evaluations = 16);

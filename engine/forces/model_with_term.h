@@ -1,0 +1,45 @@
+// A force model plus an additive term evaluated over the same positions, as one model: the
+// volumetric penalty (volumetric.h) and the average nodal pressure (nodal_volume.h) are such
+// terms. A Term has a nested Workspace and
+//   void add(const Vec3Array& p, unsigned what, Term::Workspace&, ForceOutput& out) const,
+// which adds its energy, forces and stiffness (as `what` asks) to what the base model wrote.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "engine/forces/force_model.h"
+
+namespace softbody {
+
+template <typename Term>
+class ModelWithTerm final : public ForceModel {
+ public:
+  ModelWithTerm(std::unique_ptr<ForceModel> base, Term term)
+      : ForceModel(base->topology_ptr()), base_(std::move(base)), term_(std::move(term)) {}
+  std::string name() const override { return base_->name(); }
+  std::unique_ptr<ForceWorkspace> make_workspace() const override {
+    auto ws = std::make_unique<Workspace>();
+    ws->base = base_->make_workspace();
+    return ws;
+  }
+  using ForceModel::evaluate;
+  void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
+                ForceOutput& out) const override {
+    auto& ws = dynamic_cast<Workspace&>(workspace);
+    base_->evaluate(p, what, *ws.base, out);
+    term_.add(p, what, ws.term, out);
+  }
+  const Term& term() const { return term_; }
+
+ private:
+  struct Workspace : ForceWorkspace {
+    std::unique_ptr<ForceWorkspace> base;
+    typename Term::Workspace term;
+  };
+  std::unique_ptr<ForceModel> base_;
+  Term term_;
+};
+
+}  // namespace softbody
