@@ -8,6 +8,7 @@
 #include "server/api_error.h"
 #include "server/gateway_requests.h"
 #include "server/proto_convert.h"
+#include "server/settings_convert.h"
 #include "server/state_stream.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -1,7 +1,6 @@
 #include "server/proto_convert.h"
 
 #include <cmath>
-#include <cstdio>
 
 #include "server/api_error.h"
 
@@ -88,56 +87,6 @@ void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out) {
   to_proto(model.dforce_dvelocity, *out.mutable_dforce_dvelocity());
   out.set_step(model.step);
   out.set_validity_radius(model.validity_radius);
-}
-
-SettingsUpdate settings_from_proto(const v1::SessionSettings& s) {
-  SettingsUpdate u;
-  auto in_range = [](bool has, double v, double lo, double hi, bool open_lo, const char* field,
-                     std::optional<double>& out) {
-    if (!has) return;
-    const bool ok = std::isfinite(v) && (open_lo ? v > lo : v >= lo) && v <= hi;
-    if (!ok) {
-      char range[64];
-      std::snprintf(range, sizeof range, "must lie in %s%g, %g]", open_lo ? "(" : "[", lo, hi);
-      invalid_argument(std::string("settings.") + field, range);
-    }
-    out = v;
-  };
-  in_range(s.has_youngs_modulus(), s.youngs_modulus(), 0, 1e12, true, "youngs_modulus",
-           u.youngs_modulus);
-  in_range(s.has_poisson_ratio(), s.poisson_ratio(), -0.999, 0.4999, false, "poisson_ratio",
-           u.poisson_ratio);
-  in_range(s.has_damping_alpha(), s.damping_alpha(), 0, 1e4, false, "damping_alpha", u.alpha);
-  in_range(s.has_damping_beta(), s.damping_beta(), 0, 10, false, "damping_beta", u.beta);
-  in_range(s.has_dt(), s.dt(), kMinTimeStep, kMaxTimeStep, false, "dt", u.dt);
-  in_range(s.has_tolerance(), s.tolerance(), 0, 0.999, true, "tolerance", u.tolerance);
-  // The engine's parsers name every accepted value in their messages.
-  auto parsed = [](bool has, const std::string& value, const char* field, auto parse,
-                   std::optional<std::string>& out) {
-    if (!has) return;
-    try {
-      parse(value);
-    } catch (const std::invalid_argument& e) {
-      invalid_argument(std::string("settings.") + field, e.what());
-    }
-    out = value;
-  };
-  parsed(s.has_solver(), s.solver(), "solver", parse_solver_type, u.solver);
-  parsed(s.has_preconditioner(), s.preconditioner(), "preconditioner", parse_preconditioner,
-         u.preconditioner);
-  parsed(s.has_refactor(), s.refactor(), "refactor", parse_refactor_mode, u.refactor);
-  parsed(s.has_integrator(), s.integrator(), "integrator", parse_integrator_type, u.integrator);
-  parsed(s.has_pressure(), s.pressure(), "pressure", parse_pressure_mode, u.pressure);
-  in_range(s.has_viscous_quality(), s.viscous_quality(), 0, 1e6, true, "viscous_quality",
-           u.viscous_quality);
-  in_range(s.has_viscous_modulus(), s.viscous_modulus(), 0, 1e12, true, "viscous_modulus",
-           u.viscous_modulus);
-  if (s.has_max_iterations()) {
-    if (s.max_iterations() < 1 || s.max_iterations() > 10000)
-      invalid_argument("settings.max_iterations", "must lie in [1, 10000]");
-    u.max_iterations = s.max_iterations();
-  }
-  return u;
 }
 
 std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, ToolInput& out) {

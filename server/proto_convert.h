@@ -16,9 +16,6 @@ void to_proto(const BoundingBox& box, v1::BoundingBox& out);
 void to_proto(const PublishedState& state, v1::StepStatistics& out);
 void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out);
 
-// Validated settings update (INVALID_ARGUMENT "settings.dt: ...").
-SettingsUpdate settings_from_proto(const v1::SessionSettings& s);
-
 // Validated tool command. Returns an empty string or the problem ("pose.position: not finite").
 std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, ToolInput& out);
 

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "engine/parallel/team_cpu_clock.h"
+#include "engine/scene/settings_table.h"
 #include "server/api_error.h"
 #include "server/logging.h"
 
@@ -254,34 +255,12 @@ void Session::update_settings(const SettingsUpdate& u) {
   } catch (const SceneError& e) {
     throw ApiError(grpc::StatusCode::FAILED_PRECONDITION, e.what());
   }
-  // The document holds values in its own units: E in N per (unit length)^2.
-  if (u.youngs_modulus) document["material"]["E"] = *u.youngs_modulus * length * length;
-  if (u.poisson_ratio) document["material"]["nu"] = *u.poisson_ratio;
-  if (u.alpha) document["damping"]["alpha"] = *u.alpha;
-  if (u.beta) document["damping"]["beta"] = *u.beta;
-  if (u.dt) document["dt"] = *u.dt;
-  if (u.solver) document["solver"]["type"] = *u.solver;
-  if (u.preconditioner) document["solver"]["preconditioner"] = *u.preconditioner;
-  if (u.max_iterations) document["solver"]["max_iterations"] = *u.max_iterations;
-  if (u.refactor) document["solver"]["refactor"] = *u.refactor;
-  if (u.tolerance) document["solver"]["tolerance"] = *u.tolerance;
-  if (u.integrator) document["integrator"]["type"] = *u.integrator;
-  if (u.pressure) document["material"]["pressure"] = *u.pressure;
-  if (u.viscous_quality || u.viscous_modulus) {
-    nlohmann::json* constant_q = nullptr;
-    if (document["material"].contains("viscoelastic") &&
-        document["material"]["viscoelastic"].contains("constant_q"))
-      constant_q = &document["material"]["viscoelastic"]["constant_q"];
-    if (!constant_q) {
+  for (const SettingsUpdate::Value& setting : u.values) {
+    const std::string problem = setting_scope_problem(*setting.spec, document);
+    if (!problem.empty())
       throw ApiError(grpc::StatusCode::FAILED_PRECONDITION,
-                     std::string("settings.") +
-                         (u.viscous_quality ? "viscous_quality" : "viscous_modulus") +
-                         ": the session's material is not constant-Q "
-                         "(material.viscoelastic.constant_q)");
-    }
-    if (u.viscous_quality) (*constant_q)["Q"] = *u.viscous_quality;
-    // In the document's units, as E: N per (unit length)^2.
-    if (u.viscous_modulus) (*constant_q)["mu"] = *u.viscous_modulus * length * length;
+                     std::string("settings.") + setting.spec->name + ": " + problem);
+    write_setting(document, *setting.spec, setting.value, length);
   }
   Scene scene;
   try {

@@ -15,6 +15,7 @@
 
 #include "engine/io/mesh_io.h"
 #include "engine/scene/scene.h"
+#include "engine/scene/settings_table.h"
 #include "engine/sim/integrator.h"
 #include "server/metrics.h"
 #include "server/step_cost.h"
@@ -64,12 +65,14 @@ struct SessionLimits {
   double loosest_tolerance = 1e-3;
 };
 
-// Live settings; unset members keep their value. Validated by the caller.
+// Live settings to change, each judged by the settings table (engine/scene/settings_table.h) by
+// the caller; the others keep their values. Numbers are in SI units.
 struct SettingsUpdate {
-  std::optional<double> youngs_modulus, poisson_ratio, alpha, beta, dt, tolerance;
-  std::optional<double> viscous_quality, viscous_modulus;  // constant-Q materials only
-  std::optional<std::string> solver, preconditioner, refactor, integrator, pressure;
-  std::optional<int> max_iterations;
+  struct Value {
+    const SettingSpec* spec;
+    nlohmann::json value;
+  };
+  std::vector<Value> values;
 };
 
 struct SessionSnapshot {

@@ -9,6 +9,7 @@
 #include "server/logging.h"
 #include "server/migration.h"
 #include "server/proto_convert.h"
+#include "server/settings_convert.h"
 #include "server/snapshot_convert.h"
 #include "server/state_stream.h"
 
@@ -144,6 +145,7 @@ grpc::Status SimulationService::ListScenes(const Caller&, const v1::ListScenesRe
       e->set_name(s.name);
       e->set_description(s.description);
     }
+    describe_settings(*response->mutable_settings());
   });
 }
 

@@ -190,10 +190,34 @@ describe("browser client", () => {
     await waitFor(async () => (await probe(instructor.page)).framesReceived > b[1].framesReceived + 10, 20000, "frames again");
   });
 
+  it("builds its setting controls from the server's table", async () => {
+    const { page } = trainee;
+    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
+      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+    await client.connect();
+    const reply = await client.request({ case: "listScenes", value: {} });
+    client.close();
+    expect(reply.body.case).toBe("scenes");
+    const table = reply.body.case === "scenes" ? reply.body.value.settings : [];
+    expect(table.length).toBeGreaterThan(10);
+    for (const d of table) {
+      const control = page.locator(`#setting-${d.name}`);
+      expect(await control.count(), d.name).toBe(d.control ? 1 : 0);
+      if (!d.control || d.choices.length) continue;
+      // The slider's ends are the server's (log10 of them on a log scale), never outside its range.
+      const end = (v: number) => (d.control!.log ? Math.log10(v) : v);
+      expect(Number(await control.getAttribute("min")), d.name).toBeCloseTo(end(d.control.min), 9);
+      expect(Number(await control.getAttribute("max")), d.name).toBeCloseTo(end(d.control.max), 9);
+      expect(d.control.min >= d.min && d.control.max <= d.max, d.name).toBe(true);
+    }
+    const options = await page.locator("#setting-integrator option").evaluateAll((o) => o.map((e) => (e as HTMLOptionElement).value));
+    expect(options).toEqual(table.find((d) => d.name === "integrator")!.choices.map((c) => c.value));
+  });
+
   it("changes the integrator live from its selector", async () => {
     const { page } = trainee;
-    expect(await page.locator("#integrator").inputValue()).toBe("implicit-euler");
-    await page.selectOption("#integrator", "bdf2");
+    expect(await page.locator("#setting-integrator").inputValue()).toBe("implicit-euler");
+    await page.selectOption("#setting-integrator", "bdf2");
     const settings = await settingsReader(sessionId);
     await waitFor(async () => (await settings.read())?.integrator === "bdf2", 10000, "the new integrator");
     // The session steps on under it.
@@ -206,10 +230,10 @@ describe("browser client", () => {
   it("changes the pressure live from its selector", async () => {
     const { page } = trainee;
     // The default scene keeps one volume per element; its material is not constant-Q.
-    expect(await page.locator("#pressure").inputValue()).toBe("element");
-    expect(await page.locator("#constant-q").isVisible()).toBe(false);
-    expect(await page.locator("#youngs").isDisabled()).toBe(false);
-    await page.selectOption("#pressure", "nodal");
+    expect(await page.locator("#setting-pressure").inputValue()).toBe("element");
+    expect(await page.locator("#setting-viscous_quality").isVisible()).toBe(false);
+    expect(await page.locator("#setting-youngs_modulus").isDisabled()).toBe(false);
+    await page.selectOption("#setting-pressure", "nodal");
     const settings = await settingsReader(sessionId);
     await waitFor(async () => (await settings.read())?.nodalPressure === true, 10000, "nodal pressure");
     expect((await settings.read())?.pressure).toBe("nodal");

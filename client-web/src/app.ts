@@ -15,10 +15,9 @@ import { BodyView, type ColorMode } from "./render/view";
 import { ToolController, type ToolKind } from "./tools/tool_controller";
 import { Hud } from "./ui/hud";
 import { drawLegend } from "./ui/legend";
-import { $, button, input, select } from "./ui/dom";
+import { $, button, input } from "./ui/dom";
+import { SettingsPanel } from "./ui/settings_panel";
 
-const integratorSelect = () => select("integrator");
-const pressureSelect = () => select("pressure");
 
 // The bearer token for servers that require one (docs/security.md): given once in the address's
 // fragment (#token=..., which browsers never send to servers or write to their logs), then kept
@@ -70,10 +69,10 @@ export class App {
   private pipeline!: FramePipeline;
   private sessionId = "";
   private info: SessionInfo | null = null;
+  private readonly settings: SettingsPanel;
   private lastForce: ForceReply | null = null;
   private lastLegend = 0;
   private wasDisconnected = false;
-  private settingsTimer: ReturnType<typeof setTimeout> | null = null;
   private errorTimer: ReturnType<typeof setTimeout> | null = null;
   readonly probe: AppProbe = {
     connection: "connecting",
@@ -97,6 +96,18 @@ export class App {
     this.view = new BodyView($("view") as HTMLCanvasElement);
     this.tools = new ToolController(this.view);
     this.hud = new Hud($("hud"), $("chart") as HTMLCanvasElement);
+    this.settings = new SettingsPanel(
+      $("settings-controls"),
+      async (settings) => {
+        if (!this.sessionId) return;
+        const reply = await this.client.request({ case: "updateSettings", value: { sessionId: this.sessionId, settings } });
+        if (reply.body.case === "session") this.applyInfo(reply.body.value);
+      },
+      (what, error) => {
+        this.showError(`The server refused the ${what}.`, error);
+        if (this.info) this.applyInfo(this.info);
+      },
+    );
     // Computed when read (a pass over the vertices), not on every displayed frame.
     Object.defineProperty(this.probe, "identity", {
       enumerable: true,
@@ -289,6 +300,7 @@ export class App {
     try {
       const reply = await this.client.request({ case: "listScenes", value: {} });
       if (reply.body.case !== "scenes") return;
+      this.settings.describe(reply.body.value.settings);
       const select = $("scene-select") as HTMLSelectElement;
       const current = select.value;
       select.replaceChildren(
@@ -429,55 +441,9 @@ export class App {
     button("step").disabled = !joined || !paused;
     button("reset").disabled = !joined;
     button("leave-session").disabled = !joined;
-    // A constant-Q material is set by Q and |G| (its long-term E follows from the fit), others by E.
-    const constantQ = (info?.settings?.viscousQuality ?? 0) > 0;
-    for (const id of ["poisson", "alpha", "beta"]) input(id).disabled = !joined;
-    input("youngs").disabled = !joined || constantQ;
-    for (const id of ["quality", "viscous-modulus"]) input(id).disabled = !joined || !constantQ;
-    $("constant-q").hidden = !constantQ;
-    integratorSelect().disabled = !joined;
-    pressureSelect().disabled = !joined;
+    this.settings.show(info?.settings ?? null);
     if (!info) return;
     $("session-name").textContent = `· ${info.label || info.sceneName}${paused ? " (paused)" : ""}`;
-    const s = info.settings;
-    if (s && !this.settingsTimer) {
-      input("youngs").value = String(Math.log10(s.youngsModulus));
-      input("poisson").value = String(s.poissonRatio);
-      input("alpha").value = String(s.dampingAlpha);
-      input("beta").value = String(s.dampingBeta);
-      if (s.integrator) integratorSelect().value = s.integrator;
-      pressureSelect().value = s.pressure || "auto";
-      if (constantQ) {
-        input("quality").value = String(Math.log10(s.viscousQuality));
-        input("viscous-modulus").value = String(Math.log10(s.viscousModulus));
-      }
-      this.showSettingValues();
-    }
-  }
-
-  // Selectors change at once (one choice, not a drag).
-  private async choiceChanged(field: "integrator" | "pressure", what: string): Promise<void> {
-    if (!this.sessionId) return;
-    const value = select(field).value;
-    try {
-      const reply = await this.client.request({
-        case: "updateSettings",
-        value: { sessionId: this.sessionId, settings: { [field]: value } },
-      });
-      if (reply.body.case === "session") this.applyInfo(reply.body.value);
-    } catch (e) {
-      this.showError(`The server refused the ${what}.`, e);
-      if (this.info) this.applyInfo(this.info);
-    }
-  }
-
-  private showSettingValues(): void {
-    $("youngs-value").textContent = `${(10 ** Number(input("youngs").value) / 1000).toFixed(1)} kPa`;
-    $("poisson-value").textContent = Number(input("poisson").value).toFixed(2);
-    $("alpha-value").textContent = `${Number(input("alpha").value).toFixed(1)} 1/s`;
-    $("beta-value").textContent = `${Number(input("beta").value).toFixed(4)} s`;
-    $("quality-value").textContent = (10 ** Number(input("quality").value)).toFixed(1);
-    $("viscous-modulus-value").textContent = `${(10 ** Number(input("viscous-modulus").value) / 1000).toFixed(2)} kPa`;
   }
 
   private async control(action: ControlAction): Promise<void> {
@@ -491,39 +457,6 @@ export class App {
     }
   }
 
-  // Sliders send their values 150 ms after the last movement (a drag is one update).
-  private settingsChanged(): void {
-    this.showSettingValues();
-    if (this.settingsTimer) clearTimeout(this.settingsTimer);
-    this.settingsTimer = setTimeout(async () => {
-      try {
-        const reply = await this.client.request({
-          case: "updateSettings",
-          value: {
-            sessionId: this.sessionId,
-            settings: {
-              poissonRatio: Number(input("poisson").value),
-              dampingAlpha: Number(input("alpha").value),
-              dampingBeta: Number(input("beta").value),
-              ...((this.info?.settings?.viscousQuality ?? 0) > 0
-                ? {
-                    viscousQuality: 10 ** Number(input("quality").value),
-                    viscousModulus: 10 ** Number(input("viscous-modulus").value),
-                  }
-                : { youngsModulus: 10 ** Number(input("youngs").value) }),
-            },
-          },
-        });
-        this.settingsTimer = null;
-        if (reply.body.case === "session") this.applyInfo(reply.body.value);
-      } catch (e) {
-        this.settingsTimer = null;
-        this.showError("The server refused the settings.", e);
-        if (this.info) this.applyInfo(this.info);
-      }
-    }, 150);
-  }
-
   private bindControls(): void {
     button("create-session").addEventListener("click", () => void this.createSession());
     button("refresh-sessions").addEventListener("click", () => void this.refreshSessions());
@@ -532,10 +465,6 @@ export class App {
     button("resume").addEventListener("click", () => void this.control(ControlAction.RESUME));
     button("step").addEventListener("click", () => void this.control(ControlAction.STEP));
     button("reset").addEventListener("click", () => void this.control(ControlAction.RESET));
-    for (const id of ["youngs", "poisson", "alpha", "beta", "quality", "viscous-modulus"])
-      input(id).addEventListener("input", () => this.settingsChanged());
-    integratorSelect().addEventListener("change", () => void this.choiceChanged("integrator", "integrator"));
-    pressureSelect().addEventListener("change", () => void this.choiceChanged("pressure", "pressure"));
     input("wireframe").addEventListener("change", (e) => (this.view.wireframe = (e.target as HTMLInputElement).checked));
     ($("color-mode") as HTMLSelectElement).addEventListener("change", (e) => {
       this.view.colorMode = (e.target as HTMLSelectElement).value as ColorMode;

@@ -11,6 +11,7 @@ void add_eval_command(CLI::App& app);
 void add_convert_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_static_command(CLI::App& app);
+void add_settings_command(CLI::App& app);
 
 // Options shared by commands that build a force model.
 struct ModelOptions {

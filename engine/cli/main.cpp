@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   softbody::cli::add_convert_command(app);
   softbody::cli::add_run_command(app);
   softbody::cli::add_static_command(app);
+  softbody::cli::add_settings_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,7 @@
 #include "engine/scene/json_reader.h"
 #include "engine/scene/loads_section.h"
 #include "engine/scene/selection.h"
+#include "engine/scene/setting_reader.h"
 #include "engine/scene/viscous_section.h"
 
 namespace softbody {
@@ -217,13 +218,8 @@ Obstacle read_obstacle(JsonReader r) {
 // material.pressure: "element" (one volume per tetrahedron), "nodal" (average nodal pressure) or
 // "auto" (nodal from kNodalPressureFromPoisson on).
 bool read_pressure_mode(JsonReader& mat, double poisson_ratio) {
-  const std::string name = mat.string("pressure", "auto");
-  PressureMode mode = PressureMode::kAuto;
-  try {
-    mode = parse_pressure_mode(name);
-  } catch (const std::invalid_argument& e) {
-    mat.fail("pressure", e.what());
-  }
+  const PressureMode mode =
+      parse_pressure_mode(read_choice_setting(mat, "/material/pressure", "auto"));
   if (mode == PressureMode::kAuto) return poisson_ratio >= kNodalPressureFromPoisson;
   return mode == PressureMode::kNodal;
 }
@@ -234,8 +230,7 @@ PressureMode parse_pressure_mode(const std::string& name) {
   if (name == "auto") return PressureMode::kAuto;
   if (name == "element") return PressureMode::kElement;
   if (name == "nodal") return PressureMode::kNodal;
-  throw std::invalid_argument("must be \"auto\", \"element\" or \"nodal\", not \"" + name +
-                              "\"");
+  throw std::invalid_argument("must be \"auto\", \"element\" or \"nodal\", not \"" + name + "\"");
 }
 
 Scene build_scene(const nlohmann::json& document, const std::string& source,
@@ -261,21 +256,18 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     Material& material = body->material;
     const std::optional<ConstantQFit> constant_q = read_constant_q(mat);
     if (!constant_q) {
-      material.youngs_modulus = mat.required_number("E", -2);
+      material.youngs_modulus = read_required_setting(mat, "/material/E");
     } else if (mat.has("E")) {
       mat.fail("E",
                "not with viscoelastic.constant_q: the fit sets the long-term modulus, "
                "E = 2 mu_0 (1 + nu)");
     }
-    material.poisson_ratio = mat.required_number("nu");
+    material.poisson_ratio = read_required_setting(mat, "/material/nu");
     // With constant_q the fit's long-term shear modulus is the elastic law's.
     if (constant_q)
       material.youngs_modulus = 2 * constant_q->long_term * (1 + material.poisson_ratio);
     material.density = mat.required_number("density", -3);
     body->model_name = mat.string("model", "stvk-edge");
-    if (!(material.youngs_modulus > 0)) mat.fail("E", "must be > 0");
-    if (!(material.poisson_ratio > -1 && material.poisson_ratio < 0.5))
-      mat.fail("nu", "must lie in (-1, 0.5)");
     body->nodal_pressure = read_pressure_mode(mat, material.poisson_ratio);
     body->topology = std::make_shared<const MeshTopology>(
         body->mesh,
@@ -323,17 +315,14 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   model->mass = body.mass;
 
   IntegratorOptions& o = model->options;
-  o.dt = root.number("dt", 0.01);
-  if (!(o.dt >= kMinTimeStep && o.dt <= kMaxTimeStep))
-    root.fail("dt", "must lie in [0.0001, 0.1] s");
+  o.dt = read_number_setting(root, "/dt", 0.01);
   scene.duration = root.number("duration", 1.0);
   if (!(scene.duration > 0)) root.fail("duration", "must be > 0");
   model->gravity = root.vec3("gravity", Vec3(0, -9.81, 0) / length, 1);
   if (root.has("damping")) {
     JsonReader d = root.object("damping");
-    o.alpha = d.number("alpha", 0);
-    o.beta = d.number("beta", 0);
-    if (o.alpha < 0 || o.beta < 0) d.fail(o.alpha < 0 ? "alpha" : "beta", "must be >= 0");
+    o.alpha = read_number_setting(d, "/damping/alpha", 0);
+    o.beta = read_number_setting(d, "/damping/beta", 0);
     // beta multiplies the tangent, which for a viscous material holds the viscous one too.
     if (o.beta != 0 && model->viscous)
       d.fail("beta",
@@ -344,11 +333,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   }
   if (root.has("integrator")) {
     JsonReader i = root.object("integrator");
-    try {
-      o.type = parse_integrator_type(i.string("type", integrator_type_name(o.type)));
-    } catch (const std::invalid_argument& e) {
-      i.fail("type", e.what());
-    }
+    o.type = parse_integrator_type(
+        read_choice_setting(i, "/integrator/type", integrator_type_name(o.type)));
     o.correction = i.boolean("correction", o.correction);
     const std::string definiteness =
         i.string("definiteness", o.solver.definite ? "shift" : "exact");
@@ -375,27 +361,14 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   }
   if (root.has("solver")) {
     JsonReader s = root.object("solver");
-    try {
-      o.solver.type = parse_solver_type(s.string("type", "auto"));
-    } catch (const std::invalid_argument& e) {
-      s.fail("type", e.what());
-    }
-    try {
-      o.solver.preconditioner = parse_preconditioner(s.string("preconditioner", "none"));
-    } catch (const std::invalid_argument& e) {
-      s.fail("preconditioner", e.what());
-    }
-    try {
-      o.solver.refactor = parse_refactor_mode(s.string("refactor", "sync"));
-    } catch (const std::invalid_argument& e) {
-      s.fail("refactor", e.what());
-    }
-    o.solver.tolerance = s.number("tolerance", o.solver.tolerance);
-    if (!(o.solver.tolerance > 0 && o.solver.tolerance < 1))
-      s.fail("tolerance", "must lie in (0, 1)");
-    o.solver.max_iterations = s.integer("max_iterations", o.solver.max_iterations);
+    o.solver.type = parse_solver_type(read_choice_setting(s, "/solver/type", "auto"));
+    o.solver.preconditioner =
+        parse_preconditioner(read_choice_setting(s, "/solver/preconditioner", "none"));
+    o.solver.refactor = parse_refactor_mode(read_choice_setting(s, "/solver/refactor", "sync"));
+    o.solver.tolerance = read_number_setting(s, "/solver/tolerance", o.solver.tolerance);
+    o.solver.max_iterations =
+        read_integer_setting(s, "/solver/max_iterations", o.solver.max_iterations);
     o.solver.time_budget_s = s.number("time_budget", 0);
-    if (o.solver.max_iterations < 1) s.fail("max_iterations", "must be >= 1");
     s.finish();
   }
   if (root.has("robustness")) {

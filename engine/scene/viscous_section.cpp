@@ -1,5 +1,7 @@
 #include "engine/scene/viscous_section.h"
 
+#include "engine/scene/setting_reader.h"
+
 namespace softbody {
 namespace {
 
@@ -28,8 +30,8 @@ std::optional<ConstantQFit> read_constant_q(JsonReader& mat) {
   JsonReader cq = ve.object("constant_q");
   cq.only({"Q", "mu", "frequency", "terms"});
   ConstantQ target;
-  target.quality = positive(cq, "Q", 0);
-  target.modulus = positive(cq, "mu", kPerArea);
+  target.quality = read_required_setting(cq, "/material/viscoelastic/constant_q/Q");
+  target.modulus = read_required_setting(cq, "/material/viscoelastic/constant_q/mu");
   target.frequency = cq.number("frequency", target.frequency);
   if (!(target.frequency >= target.band_low && target.frequency <= target.band_high))
     cq.fail("frequency", "must lie in [0.1, 10000] Hz (the band the Prony terms are fitted over)");

@@ -218,7 +218,7 @@ TEST(Scene, PressureMode) {
   EXPECT_NEAR(nodal_split(s.body->material).mu(), s.body->material.mu(), 1e-9);
   doc["material"]["pressure"] = "mixed";
   EXPECT_NE(build_error(doc).find(
-                "/material/pressure: must be \"auto\", \"element\" or \"nodal\", not \"mixed\""),
+                "/material/pressure: unknown pressure mode 'mixed' (auto, element, nodal)"),
             std::string::npos)
       << build_error(doc);
 }

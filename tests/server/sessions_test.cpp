@@ -343,7 +343,7 @@ TEST_F(Sessions, PressureAndConstantQChangeLive) {
   grpc::Status refused = stub->UpdateSettings(context().get(), bad, &info);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(refused.error_message().find(
-                "settings.pressure: must be \"auto\", \"element\" or \"nodal\", not \"mixed\""),
+                "settings.pressure: unknown pressure mode 'mixed' (auto, element, nodal)"),
             std::string::npos)
       << refused.error_message();
   bad.mutable_settings()->Clear();
