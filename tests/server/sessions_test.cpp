@@ -222,8 +222,8 @@ double metric(int http_port, const std::string& name) {
 
 // A session the real-time scheduler had degraded (its tolerance loosened to the floor, its factor
 // reused under that tolerance) continues bit for bit after a restore, and no step of either misses
-// the tolerance it ran at (issue 24 §5 saw softbody_tolerance_unmet_steps_total grow here before
-// the solver state carried its factor's shift).
+// the tolerance it ran at (issue 24 §5 saw softbody_tolerance_unmet_steps_total grow here; it no
+// longer does since the solver state carries its factor's shift, which may be why).
 
 TEST_F(Sessions, SnapshotOfADegradedSessionContinuesIdentically) {
   auto stub = server_->stub();
