@@ -218,7 +218,7 @@ void GatewayConnection::subscribe(const v1::ClientMessage& message) {
     validate_stream_request(request, gateway_.options().max_rate_hz);
     if (gateway_.sessions().shutting_down())
       throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    next->session = gateway_.sessions().find_for(caller_, request.session_id());
+    next->session = gateway_.sessions().find_for(caller_, request.session_id(), SessionUse::kWatch);
     // The previous subscription's slot is given back first: moving between sessions at the
     // subscriber limit must work.
     unsubscribe();
@@ -306,7 +306,7 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
     try {
       if (gateway_.sessions().shutting_down())
         throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-      auto session = gateway_.sessions().find_for(caller_, wanted);
+      auto session = gateway_.sessions().find_for(caller_, wanted, SessionUse::kSteer);
       release_tool();
       tool_ = session->attach_tool();
       tool_session_ = std::move(session);

@@ -27,7 +27,7 @@ bool InteractReactor::attach(const v1::ToolCommand& first) {
   try {
     if (sessions_.shutting_down())
       throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    session_ = sessions_.find_for(caller_, first.session_id());
+    session_ = sessions_.find_for(caller_, first.session_id(), SessionUse::kSteer);
     tool_ = session_->attach_tool();
   } catch (const ApiError& e) {
     if (e.code() == grpc::StatusCode::PERMISSION_DENIED) metrics_.permission_denied.fetch_add(1);

@@ -89,6 +89,20 @@ int main(int argc, char** argv) {
                  "start when it cannot; last wins)")
       ->capture_default_str()
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  std::string preload_audience = "watch=trainee,steer=instructor";
+  app.add_option("--preload-audience", preload_audience,
+                 "who besides instructors and admins may use the preloaded session, with "
+                 "authentication on: watch=ROLE,steer=ROLE (ROLE: trainee, instructor, admin, "
+                 "owner = nobody else)")
+      ->capture_default_str()
+      ->check([](const std::string& text) {
+        try {
+          softbody::server::parse_audience(text);
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+        return std::string();
+      });
   app.add_option("--max-sessions", manager.max_sessions, "most sessions at once")
       ->capture_default_str()
       ->check(CLI::Range(1, 100000));
@@ -389,6 +403,7 @@ int main(int argc, char** argv) {
     softbody::v1::CreateSessionRequest request;
     request.set_scene_name(preload);
     request.set_label("preloaded");
+    request.set_audience(preload_audience);
     request.set_idle_timeout_s(0);
     try {
       auto session = sessions.create(request);

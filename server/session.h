@@ -17,6 +17,7 @@
 #include "engine/scene/scene.h"
 #include "engine/scene/settings_table.h"
 #include "engine/sim/integrator.h"
+#include "server/auth/access_policy.h"
 #include "server/metrics.h"
 #include "server/step_cost.h"
 #include "server/subscriber.h"
@@ -49,6 +50,7 @@ struct UploadedMeshData {
 // Where a session's scene came from: enough to build it again (settings changes, snapshots).
 struct SessionSource {
   std::string owner;  // the subject of the caller that created it ("" without authentication)
+  SessionAudience audience;  // who besides the owner may use it
   std::string scene_name;
   nlohmann::json document;  // with every settings change applied
   std::string base_dir;     // relative mesh paths resolve here
@@ -94,6 +96,7 @@ class Session {
   const std::string& label() const { return label_; }
   const std::string& scene_name() const { return source_.scene_name; }
   const std::string& owner() const { return source_.owner; }
+  const SessionAudience& audience() const { return source_.audience; }
   Clock::time_point created() const { return created_; }
 
   // --- stepping (scheduler workers) ---

@@ -227,6 +227,15 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
     throw ApiError(grpc::StatusCode::PERMISSION_DENIED,
                    "owner: only an admin may create a session for another user");
   const std::string owner = request.owner().empty() ? caller.subject : request.owner();
+  if (!request.audience().empty() && caller.authenticated && caller.role != Role::kAdmin)
+    throw ApiError(grpc::StatusCode::PERMISSION_DENIED,
+                   "audience: only an admin may open a session to others");
+  SessionAudience audience;
+  try {
+    audience = parse_audience(request.audience());
+  } catch (const std::invalid_argument& e) {
+    invalid_argument("audience", e.what());
+  }
   {
     std::lock_guard lock(mutex_);
     check_admission();
@@ -348,6 +357,7 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   check_mesh_size(mesh, "scene");
 
   source.owner = owner;
+  source.audience = audience;
   std::string id = request.session_id();
   if (!id.empty() && !valid_session_id(id))
     invalid_argument("session_id", "must be 1-64 letters, digits, '-' or '_'");
@@ -380,9 +390,10 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   return session;
 }
 
-std::shared_ptr<Session> SessionManager::find_for(const Caller& caller, const std::string& id) {
+std::shared_ptr<Session> SessionManager::find_for(const Caller& caller, const std::string& id,
+                                                  SessionUse use) {
   auto session = find(id);
-  require_session_access(caller, id, session->owner());
+  require_session_use(caller, id, session->owner(), session->audience(), use);
   return session;
 }
 
@@ -443,6 +454,7 @@ v1::CreateSessionRequest restore_request(const v1::StoredSession& stored) {
   request.set_session_id(stored.session_id());
   request.set_label(stored.label());
   request.set_owner(stored.owner());
+  request.set_audience(stored.audience());
   request.set_idle_timeout_s(stored.idle_timeout_s());
   request.set_start_paused(!stored.running());
   return request;
@@ -476,6 +488,7 @@ v1::StoredSession SessionManager::stored_form(Session& s, bool was_running) cons
   stored.set_session_id(s.id());
   stored.set_label(s.label());
   stored.set_owner(s.owner());
+  stored.set_audience(audience_text(s.audience()));
   stored.set_idle_timeout_s(s.idle_timeout_s);
   stored.set_running(was_running);
   to_proto(s.snapshot(), *stored.mutable_snapshot());

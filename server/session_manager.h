@@ -52,9 +52,9 @@ class SessionManager {
   // (RESOURCE_EXHAUSTED naming the quota). Internal callers (preload, restore) are anonymous.
   std::shared_ptr<Session> create(const softbody::v1::CreateSessionRequest& request,
                                   const Caller& caller = Caller::anonymous());
-  // Session `id` if `caller` may use it (the access policy): NOT_FOUND as find, or
-  // PERMISSION_DENIED for another user's session.
-  std::shared_ptr<Session> find_for(const Caller& caller, const std::string& id);
+  // Session `id` if `caller` may use it so (the access policy): NOT_FOUND as find, or
+  // PERMISSION_DENIED for another user's session its audience does not open to the caller.
+  std::shared_ptr<Session> find_for(const Caller& caller, const std::string& id, SessionUse use);
   // NOT_FOUND. An id this host does not hold is looked up in the snapshot store and restored from
   // there (a session drained by another host); one this host migrated away is NOT_FOUND with a
   // SessionMoved detail naming where it went.

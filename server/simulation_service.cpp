@@ -43,6 +43,7 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   info.set_id(session.id());
   info.set_label(session.label());
   info.set_owner(session.owner());
+  info.set_audience(audience_text(session.audience()));
   info.set_scene_name(session.scene_name());
   info.set_status(session.running ? v1::SESSION_STATUS_RUNNING : v1::SESSION_STATUS_PAUSED);
   const MeshTopology& topo = session.topology();
@@ -77,9 +78,9 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   const std::string pressure = material.value("pressure", std::string("auto"));
   const PressureMode mode = parse_pressure_mode(pressure);
   s.set_pressure(pressure);
-  s.set_nodal_pressure(mode == PressureMode::kNodal ||
-                       (mode == PressureMode::kAuto &&
-                        material.value("nu", 0.0) >= kNodalPressureFromPoisson));
+  s.set_nodal_pressure(
+      mode == PressureMode::kNodal ||
+      (mode == PressureMode::kAuto && material.value("nu", 0.0) >= kNodalPressureFromPoisson));
   if (material.contains("viscoelastic") && material["viscoelastic"].contains("constant_q")) {
     const nlohmann::json& constant_q = material["viscoelastic"]["constant_q"];
     s.set_viscous_quality(constant_q.value("Q", 0.0));
@@ -166,16 +167,18 @@ grpc::Status SimulationService::GetSession(const Caller& caller,
                                            const v1::GetSessionRequest* request,
                                            v1::SessionInfo* info) {
   return guarded(metrics_, "GetSession", [&] {
-    fill_session_info(*sessions_.find_for(caller, request->session_id()), *info);
+    fill_session_info(*sessions_.find_for(caller, request->session_id(), SessionUse::kWatch),
+                      *info);
   });
 }
 
 grpc::Status SimulationService::ListSessions(const Caller& caller, const v1::ListSessionsRequest*,
                                              v1::ListSessionsResponse* response) {
   return guarded(metrics_, "ListSessions", [&] {
-    // A trainee sees only its own sessions; instructors and admins everyone's.
+    // A trainee sees its own sessions and those open to it; instructors and admins everyone's.
     for (const auto& s : sessions_.list())
-      if (may_access_session(caller, s->owner())) fill_session_info(*s, *response->add_sessions());
+      if (may_use_session(caller, s->owner(), s->audience(), SessionUse::kWatch))
+        fill_session_info(*s, *response->add_sessions());
   });
 }
 
@@ -183,7 +186,7 @@ grpc::Status SimulationService::DeleteSession(const Caller& caller,
                                               const v1::DeleteSessionRequest* request,
                                               v1::DeleteSessionResponse*) {
   return guarded(metrics_, "DeleteSession", [&] {
-    sessions_.find_for(caller, request->session_id());
+    sessions_.find_for(caller, request->session_id(), SessionUse::kDelete);
     sessions_.remove(request->session_id(),
                      grpc::Status(grpc::StatusCode::CANCELLED, "session deleted"));
   });
@@ -193,7 +196,7 @@ grpc::Status SimulationService::ControlSession(const Caller& caller,
                                                const v1::ControlSessionRequest* request,
                                                v1::SessionInfo* info) {
   return guarded(metrics_, "ControlSession", [&] {
-    auto session = sessions_.find_for(caller, request->session_id());
+    auto session = sessions_.find_for(caller, request->session_id(), SessionUse::kSteer);
     switch (request->action()) {
       case v1::CONTROL_ACTION_PAUSE:
         sessions_.pause(session);
@@ -223,7 +226,7 @@ grpc::Status SimulationService::UpdateSettings(const Caller& caller,
                                                const v1::UpdateSettingsRequest* request,
                                                v1::SessionInfo* info) {
   return guarded(metrics_, "UpdateSettings", [&] {
-    auto session = sessions_.find_for(caller, request->session_id());
+    auto session = sessions_.find_for(caller, request->session_id(), SessionUse::kSteer);
     session->update_settings(settings_from_proto(request->settings()));
     fill_session_info(*session, *info);
   });
@@ -233,7 +236,8 @@ grpc::Status SimulationService::SnapshotSession(const Caller& caller,
                                                 const v1::SnapshotRequest* request,
                                                 v1::Snapshot* out) {
   return guarded(metrics_, "SnapshotSession", [&] {
-    to_proto(sessions_.find_for(caller, request->session_id())->snapshot(), *out);
+    to_proto(sessions_.find_for(caller, request->session_id(), SessionUse::kWatch)->snapshot(),
+             *out);
   });
 }
 
@@ -241,7 +245,7 @@ grpc::Status SimulationService::GetTopology(const Caller& caller,
                                             const v1::GetTopologyRequest* request,
                                             v1::Topology* out) {
   return guarded(metrics_, "GetTopology", [&] {
-    auto session = sessions_.find_for(caller, request->session_id());
+    auto session = sessions_.find_for(caller, request->session_id(), SessionUse::kWatch);
     const MeshTopology& topo = session->topology();
     const TetMesh& mesh = session->mesh();
     out->set_num_vertices(topo.num_vertices());
@@ -283,7 +287,7 @@ grpc::Status SimulationService::StreamState(grpc::ServerContext* context,
     validate_stream_request(*request, limits_.max_rate_hz);
     if (sessions_.shutting_down())
       throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
-    session = sessions_.find_for(caller, request->session_id());
+    session = sessions_.find_for(caller, request->session_id(), SessionUse::kWatch);
     hold = streams_.hold_subscription(caller);
     subscriber = session->subscribe();
   });

@@ -233,14 +233,53 @@ TEST(Jwt, ExpiredForgedAndIncompleteTokensAreRefusedSayingWhy) {
 TEST(AccessPolicy, TraineesUseTheirOwnSessionsInstructorsAndAdminsAnyone) {
   const Caller trainee{"alice", Role::kTrainee, {}, true};
   const Caller instructor{"bob", Role::kInstructor, {}, true};
-  EXPECT_TRUE(server::may_access_session(trainee, "alice"));
-  EXPECT_FALSE(server::may_access_session(trainee, "dave"));
-  EXPECT_TRUE(server::may_access_session(instructor, "alice"));
-  EXPECT_TRUE(server::may_access_session(Caller::anonymous(), "alice"));  // development mode
-  EXPECT_NE(api_error([&] { server::require_session_access(trainee, "s1", "dave"); },
-                      grpc::StatusCode::PERMISSION_DENIED)
+  using server::SessionUse;
+  const server::SessionAudience owner_only;
+  for (SessionUse use : {SessionUse::kWatch, SessionUse::kSteer, SessionUse::kDelete}) {
+    EXPECT_TRUE(server::may_use_session(trainee, "alice", owner_only, use));
+    EXPECT_FALSE(server::may_use_session(trainee, "dave", owner_only, use));
+    EXPECT_TRUE(server::may_use_session(instructor, "alice", owner_only, use));
+    EXPECT_TRUE(server::may_use_session(Caller::anonymous(), "alice", owner_only, use));  // dev
+  }
+  EXPECT_NE(api_error(
+                [&] {
+                  server::require_session_use(trainee, "s1", "dave", owner_only,
+                                              SessionUse::kWatch);
+                },
+                grpc::StatusCode::PERMISSION_DENIED)
                 .find("instructor or admin role"),
             std::string::npos);
+}
+
+// A session's audience opens it to more than its owner: watch and steer separately; deleting
+// stays the owner's (and instructors' and admins').
+TEST(AccessPolicy, AnAudienceOpensASessionToWatchOrSteer) {
+  using server::SessionUse;
+  const Caller trainee{"alice", Role::kTrainee, {}, true};
+  const server::SessionAudience watch_only =
+      server::parse_audience("watch=trainee,steer=instructor");
+  EXPECT_TRUE(server::may_use_session(trainee, "", watch_only, SessionUse::kWatch));
+  EXPECT_FALSE(server::may_use_session(trainee, "", watch_only, SessionUse::kSteer));
+  EXPECT_FALSE(server::may_use_session(trainee, "", watch_only, SessionUse::kDelete));
+  EXPECT_NE(
+      api_error(
+          [&] { server::require_session_use(trainee, "p", "", watch_only, SessionUse::kSteer); },
+          grpc::StatusCode::PERMISSION_DENIED)
+          .find("open to 'alice' (trainee) to watch, not to steer"),
+      std::string::npos);
+  const server::SessionAudience open = server::parse_audience("steer=trainee");
+  EXPECT_EQ(server::audience_text(open),
+            "watch=trainee,steer=trainee");  // steering implies watching
+  EXPECT_TRUE(server::may_use_session(trainee, "", open, SessionUse::kSteer));
+  EXPECT_FALSE(server::may_use_session(trainee, "", open, SessionUse::kDelete));
+  EXPECT_EQ(server::parse_audience(""), server::SessionAudience{});
+  EXPECT_EQ(server::parse_audience(server::audience_text(watch_only)), watch_only);  // round trip
+  EXPECT_THROW(server::parse_audience("watch=everyone"), std::invalid_argument);
+  EXPECT_THROW(server::parse_audience("join=trainee"), std::invalid_argument);
+}
+
+TEST(AccessPolicy, RolesAndAddresses) {
+  const Caller instructor{"bob", Role::kInstructor, {}, true};
   EXPECT_NE(api_error([&] { server::require_role(instructor, Role::kAdmin, "MigrateSession"); },
                       grpc::StatusCode::PERMISSION_DENIED)
                 .find("MigrateSession needs the admin role; 'bob' is an instructor"),
@@ -411,6 +450,61 @@ TEST_F(Auth, TraineesSeeAndSteerOnlyTheirOwnSessionsInstructorsJoinAnyone) {
   EXPECT_EQ(stub->CreateSession(as("alice-secret").get(), for_other, &info).error_code(),
             grpc::StatusCode::PERMISSION_DENIED);
   ASSERT_TRUE(stub->DeleteSession(as("alice-secret").get(), del, &deleted).ok());
+}
+
+// With authentication on, the preloaded session has no owner: its audience (--preload-audience,
+// by default watch=trainee,steer=instructor) lets a trainee's first page show it.
+TEST_F(Auth, ThePreloadedSessionIsOpenToItsAudience) {
+  for (const std::string audience : {"", "watch=owner"}) {
+    std::vector<std::string> flags = {"--token-file", tokens_path_, "--preload", "cantilever"};
+    if (!audience.empty()) flags.insert(flags.end(), {"--preload-audience", audience});
+    TestServer server(flags);
+    auto stub = server.stub();
+    v1::ListSessionsResponse listed;
+    ASSERT_TRUE(stub->ListSessions(as("alice-secret").get(), {}, &listed).ok());
+    if (audience == "watch=owner") {
+      EXPECT_EQ(listed.sessions_size(), 0);  // closed: as before, for instructors and admins only
+      ASSERT_TRUE(stub->ListSessions(as("bob-secret").get(), {}, &listed).ok());
+      EXPECT_EQ(listed.sessions_size(), 1);
+      EXPECT_EQ(server.terminate(), 0);
+      continue;
+    }
+    ASSERT_EQ(listed.sessions_size(), 1) << "the trainee's first page would be empty";
+    const v1::SessionInfo preloaded = listed.sessions(0);
+    EXPECT_EQ(preloaded.owner(), "");
+    EXPECT_EQ(preloaded.audience(), "watch=trainee,steer=instructor");
+    // The trainee watches it (state stream) but does not steer it.
+    {
+      v1::StreamStateRequest stream;
+      stream.set_session_id(preloaded.id());
+      auto c = as("alice-secret");
+      auto reader = stub->StreamState(c.get(), stream);
+      v1::StateFrame frame;
+      EXPECT_TRUE(reader->Read(&frame));
+      c->TryCancel();
+    }
+    v1::ControlSessionRequest pause;
+    pause.set_session_id(preloaded.id());
+    pause.set_action(v1::CONTROL_ACTION_PAUSE);
+    v1::SessionInfo info;
+    const grpc::Status refused = stub->ControlSession(as("alice-secret").get(), pause, &info);
+    EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_NE(refused.error_message().find("to watch, not to steer"), std::string::npos)
+        << refused.error_message();
+    v1::DeleteSessionRequest del;
+    del.set_session_id(preloaded.id());
+    v1::DeleteSessionResponse deleted;
+    EXPECT_EQ(stub->DeleteSession(as("alice-secret").get(), del, &deleted).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_TRUE(stub->ControlSession(as("bob-secret").get(), pause, &info).ok());  // instructor
+    // Only an admin opens a session to others.
+    v1::CreateSessionRequest opened;
+    opened.set_scene_name("cantilever");
+    opened.set_audience("steer=trainee");
+    EXPECT_EQ(stub->CreateSession(as("alice-secret").get(), opened, &info).error_code(),
+              grpc::StatusCode::PERMISSION_DENIED);
+    EXPECT_EQ(server.terminate(), 0);
+  }
 }
 
 TEST_F(Auth, QuotasRefuseWithResourceExhaustedNamingTheQuota) {
