@@ -236,6 +236,28 @@ TEST(Cluster, SessionsDrainedOnSigtermAreRestoredByTheHostAskedNext) {
   std::filesystem::remove_all(store);
 }
 
+// A session's audience (here the preloaded session's default) travels with it through the store.
+TEST(Cluster, ADrainedSessionKeepsItsAudience) {
+  const std::string store = temp_path("store-audience");
+  std::filesystem::remove_all(store);
+  auto a = std::make_unique<test::TestServer>(
+      std::vector<std::string>{"--snapshot-store", store, "--preload", "cantilever"});
+  std::string id;
+  {
+    Client client(options_for(*a));
+    const auto listed = client.list_sessions().value();
+    ASSERT_EQ(listed.size(), 1u);
+    EXPECT_EQ(listed[0].audience(), "watch=trainee,steer=instructor");
+    id = listed[0].id();
+  }
+  EXPECT_EQ(a->terminate(), 0) << a->log();
+  test::TestServer c({"--snapshot-store", store, "--adopt-stored"});
+  Client at_c(options_for(c));
+  EXPECT_EQ(at_c.get_session(id).value().audience(), "watch=trainee,steer=instructor");
+  EXPECT_EQ(c.terminate(), 0) << c.log();
+  std::filesystem::remove_all(store);
+}
+
 // A session that moved from A to B and was then drained by B into the shared store is not lost to
 // a client that asks A: A's tombstone says "moved to B", but A looks in the store first and
 // restores it there.
