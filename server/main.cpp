@@ -180,12 +180,28 @@ int main(int argc, char** argv) {
   app.add_option("--peer-tls-ca", peer_tls_ca,
                  "PEM authority other hosts' certificates chain to: MigrateSession dials them "
                  "over TLS (with --tls-cert and without this: the system's roots)");
+  // Sites whose ingress terminates the HTTP port's TLS (with its own certificate) serve that port
+  // with another pair, or plain behind the ingress, while the gRPC port keeps --tls-cert.
+  TlsFiles http_tls;
+  bool http_plain = false;
+  app.add_option("--http-tls-cert", http_tls.certificate,
+                 "PEM certificate chain for the HTTP port only (default: --tls-cert)");
+  app.add_option("--http-tls-key", http_tls.key, "PEM private key of --http-tls-cert");
+  app.add_flag("--http-plain", http_plain,
+               "the HTTP port speaks plain HTTP/WS even with --tls-cert (an ingress in front of it "
+               "terminates TLS)");
   app.add_option("--tls-reload-s", tls.reload_interval_s,
                  "how often the certificate and key files are checked for changes [s]")
       ->capture_default_str()
       ->check(CLI::Range(1, 86400));
   CLI11_PARSE(app, argc, argv);
   if (!auth_line.new_token.empty()) return print_new_token(auth_line.new_token);
+  if (http_plain && http_tls.enabled()) {
+    std::fprintf(stderr, "--http-plain: not with --http-tls-cert/--http-tls-key\n");
+    return 2;
+  }
+  if (!http_tls.enabled() && !http_plain) http_tls = tls;
+  http_tls.reload_interval_s = tls.reload_interval_s;
   if (!configure_logging(log_level)) {
     std::fprintf(stderr, "--log-level: unknown level '%s'\n", log_level.c_str());
     return 2;
@@ -281,7 +297,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<HttpServer> http;
   try {
     http = std::make_unique<HttpServer>(
-        http_address, tls.enabled() ? std::make_shared<HttpsContext>(tls) : nullptr);
+        http_address, http_tls.enabled() ? std::make_shared<HttpsContext>(http_tls) : nullptr);
   } catch (const std::exception& e) {
     spdlog::error("event=startup_failed error={}", logfmt_value(e.what()));
     server->Shutdown();

@@ -10,6 +10,10 @@
 #include <filesystem>
 #include <thread>
 
+#include <grpcpp/grpcpp.h>
+
+#include "server/tls_files.h"
+#include "softbody/v1/simulation_service.grpc.pb.h"
 #include "tests/dev_certificates.h"
 #include "tests/server/test_server.h"
 #include "tests/server/ws_client.h"
@@ -105,6 +109,51 @@ TEST(Https, TheHttpPortSpeaksTlsOnlyAndARenewalKeepsOpenWebSockets) {
   EXPECT_GT(later_step, first_step) << "the WebSocket opened before the renewal stopped";
 
   EXPECT_EQ(server.terminate(), 0) << server.log();
+  fs::remove_all(dir);
+}
+
+// A site whose ingress terminates the HTTP port's TLS gives that port its own pair (or none),
+// while the gRPC port keeps --tls-cert.
+TEST(Https, TheHttpPortMayHaveItsOwnPairOrNone) {
+  const std::string dir =
+      (fs::temp_directory_path() / ("softbody-https-pairs-" + std::to_string(getpid()))).string();
+  fs::remove_all(dir);
+  make_dev_certificates(dir + "/grpc");
+  make_dev_certificates(dir + "/http");
+  const std::vector<std::string> grpc_pair = {"--tls-cert", dir + "/grpc/server.pem", "--tls-key",
+                                              dir + "/grpc/server.key"};
+  auto grpc_trusts = [&](int grpc_port, const std::string& ca) {
+    grpc::SslCredentialsOptions options;
+    options.pem_root_certs = server::read_pem_file(ca);
+    auto channel = grpc::CreateChannel("localhost:" + std::to_string(grpc_port),
+                                       grpc::SslCredentials(options));
+    auto stub = v1::Simulation::NewStub(channel);
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    v1::ListScenesResponse scenes;
+    return stub->ListScenes(&context, {}, &scenes).ok();
+  };
+  {
+    std::vector<std::string> flags = grpc_pair;
+    flags.insert(flags.end(), {"--http-tls-cert", dir + "/http/server.pem", "--http-tls-key",
+                               dir + "/http/server.key"});
+    TestServer server(flags);
+    EXPECT_TRUE(trusted_by(server.http_port(), dir + "/http/ca.pem"));
+    EXPECT_FALSE(trusted_by(server.http_port(), dir + "/grpc/ca.pem"));
+    EXPECT_TRUE(grpc_trusts(server.grpc_port(), dir + "/grpc/ca.pem"));
+    EXPECT_FALSE(grpc_trusts(server.grpc_port(), dir + "/http/ca.pem"));
+    EXPECT_EQ(server.terminate(), 0) << server.log();
+  }
+  {
+    std::vector<std::string> flags = grpc_pair;
+    flags.push_back("--http-plain");
+    TestServer server(flags);
+    EXPECT_EQ(http_get(server.http_port(), "/healthz").first, 200);
+    EXPECT_NE(server.log().find("grpc_tls=on"), std::string::npos);
+    EXPECT_NE(server.log().find("http_tls=off"), std::string::npos);
+    EXPECT_TRUE(grpc_trusts(server.grpc_port(), dir + "/grpc/ca.pem"));
+    EXPECT_EQ(server.terminate(), 0) << server.log();
+  }
   fs::remove_all(dir);
 }
 
