@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <malloc.h>
 
 #include "engine/parallel/team_cpu_clock.h"
 #include "engine/scene/settings_table.h"
@@ -9,6 +10,10 @@
 #include "server/logging.h"
 
 namespace softbody::server {
+
+Session::ReturnsFreedMemory::~ReturnsFreedMemory() {
+  malloc_trim(0);
+}
 
 Session::Session(std::string id, std::string label, Scene scene, SessionSource source,
                  SessionLimits limits, BodyProvider bodies, Metrics& metrics)

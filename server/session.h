@@ -160,6 +160,13 @@ class Session {
   void adapt_tolerance(double lag_s);
   double real_time_factor(Clock::time_point now, double t);
 
+  // Hands the heap a session freed back to the system once it is gone: glibc keeps freed arena
+  // pages otherwise (RSS stayed several MB above its start after churn; bench/RESULTS.md, "Memory
+  // after churn"). Declared first, so it runs after every other member is destroyed.
+  struct ReturnsFreedMemory {
+    ~ReturnsFreedMemory();
+  } returns_freed_memory_;
+
   const std::string id_, label_;
   const Clock::time_point created_ = Clock::now();
   SessionLimits limits_;
