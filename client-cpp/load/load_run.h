@@ -22,9 +22,14 @@ struct LoadOptions {
   double rate_hz = 1000;       // tool commands per second per haptic client
   double frame_rate_hz = 60;   // requested subscriber frame rate
   double error_bound = 1e-4;   // subscriber frame error bound (of the diagonal)
-  double duration_s = 10;      // measured
-  double warmup_s = 1;         // before measuring
+  double duration_s = 10;      // measured (per stage with a ramp)
+  double warmup_s = 1;         // before measuring (per stage)
   bool keep_sessions = false;  // do not delete the sessions at the end
+  double deadline_s = 0.005;   // a haptic tick whose newest force is older misses its deadline
+  // Ramp-up: session counts measured in turn (sessions are added between stages); empty: one
+  // stage of `sessions`.
+  std::vector<int> ramp;
+  double progress_interval_s = 1;  // the live progress line; 0: none
 };
 
 // Pass/fail limits for CI smoke runs; a negative value disables a check.
@@ -33,15 +38,14 @@ struct LoadThresholds {
   long max_replies_missing = -1;
   long max_errors = -1;
   double min_real_time_factor = -1;
-  double min_frame_ratio = -1;  // frames received / expected
+  double min_frame_ratio = -1;         // frames received / expected
+  double max_deadline_miss_rate = -1;  // haptic ticks whose newest force is older than the deadline
 };
 
-// Runs the load; `progress` gets a line per phase. Throws std::runtime_error when the run cannot
-// start (server unreachable, session creation refused).
+// Runs the load; `progress` gets a line per phase and a live line each progress interval. Throws
+// std::runtime_error when the run cannot start (server unreachable, first sessions refused). A
+// single stage's report is flat; a ramp's is {"ramp", "stages": [one report per stage]}, a stage
+// whose sessions were refused ending the ramp with {"sessions", "refused"}.
 nlohmann::json run_load(const LoadOptions& options, std::ostream& progress);
-
-// The thresholds the report crosses, one message each (empty: all met).
-std::vector<std::string> check_thresholds(const nlohmann::json& report,
-                                          const LoadThresholds& thresholds);
 
 }  // namespace softbody::client

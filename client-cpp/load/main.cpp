@@ -1,11 +1,13 @@
-// softbody-load: drives a softbody-server as real clients do and prints one JSON report
-// (docs/load-testing.md). Exit status: 0 when every threshold holds, 2 when one is crossed, 1 when
-// the run could not start.
+// softbody-load: drives a softbody-server as real clients do and prints a summary table, or with
+// --json one JSON report (docs/load-testing.md). Exit status: 0 when every threshold holds, 2 when
+// one is crossed, 1 when the run could not start.
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <iostream>
 
 #include "client-cpp/cli/command_line.h"
 #include "client-cpp/cli/security_flags.h"
+#include "client-cpp/load/load_report.h"
 #include "client-cpp/load/load_run.h"
 
 int main(int argc, char** argv) {
@@ -50,15 +52,33 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", o.warmup_s, "seconds before measuring")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 600.0));
+  app.add_option("--ramp", o.ramp,
+                 "ramp up: measure these session counts in turn, e.g. --ramp 4,8,16 (sessions are "
+                 "added between stages; the report has one entry per stage and, with thresholds, "
+                 "the capacity)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1000));
+  double deadline_ms = 1e3 * o.deadline_s;
+  app.add_option("--deadline-ms", deadline_ms,
+                 "a haptic tick whose newest force is older than this misses its deadline [ms]")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 10000.0));
   app.add_flag("--keep-sessions", o.keep_sessions, "leave the sessions on the server");
-  app.add_flag("--json", json_only, "print only the JSON report (no progress lines)");
+  app.add_flag("--json", json_only,
+               "print the JSON report instead of the summary table (and no progress lines)");
+  std::string json_file;
+  app.add_option("--json-file", json_file, "also write the JSON report to this file");
   app.add_option("--max-reply-p99-ms", t.max_reply_p99_ms, "fail when the reply p99 exceeds this");
   app.add_option("--max-replies-missing", t.max_replies_missing, "fail above this many");
   app.add_option("--max-errors", t.max_errors, "fail above this many errors");
   app.add_option("--min-rtf", t.min_real_time_factor, "fail when a session's RTF is below this");
   app.add_option("--min-frame-ratio", t.min_frame_ratio,
                  "fail when frames received / expected is below this");
+  app.add_option("--max-deadline-miss-rate", t.max_deadline_miss_rate,
+                 "fail when more than this fraction of haptic ticks miss the deadline");
   if (auto status = parse_command_line(app, argc, argv, "softbody-load")) return *status;
+  o.deadline_s = 1e-3 * deadline_ms;
+  if (json_only) o.progress_interval_s = 0;
   try {
     ClientOptions security_options;
     apply_security_flags(security, security_options);
@@ -77,9 +97,16 @@ int main(int argc, char** argv) {
     std::cerr << "softbody-load: " << e.what() << '\n';
     return 1;
   }
-  const auto crossed = check_thresholds(report, t);
-  report["thresholds_crossed"] = crossed;
-  std::cout << report.dump(2) << std::endl;
+  const auto crossed = apply_thresholds(report, t);
+  if (!json_file.empty()) {
+    std::ofstream file(json_file);
+    file << report.dump(2) << '\n';
+    if (!file) std::cerr << "softbody-load: --json-file " << json_file << ": cannot write\n";
+  }
+  if (json_only)
+    std::cout << report.dump(2) << std::endl;
+  else
+    std::cout << format_report(report) << std::flush;
   for (const auto& c : crossed) std::cerr << "softbody-load: threshold crossed: " << c << '\n';
   return crossed.empty() ? 0 : 2;
 }

@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "client-cpp/devices/recording.h"
 #include "tests/client/client_test_support.h"
@@ -237,6 +239,57 @@ TEST_F(Tools, APluginDeviceWithoutConfigurationTouchesTheBody) {
   ASSERT_EQ(client("delete " + id).exit_code, 0);
 }
 
+// A stalled server (stopped for 400 ms) is felt as old forces at every tick of the stall, though
+// the round trips of the replies that came back say little: no coordinated omission.
+TEST_F(Tools, LoadRunFeelsAStalledServerAsOldForces) {
+  const std::string command = std::string(SOFTBODY_LOAD) + " --server " + address() +
+                              " --scene cantilever --sessions 1 --subscribers-per-session 0"
+                              " --haptic-per-session 1 --rate 1000 --duration 2 --warmup 0.3"
+                              " --json";
+  test::ProcessResult r;
+  std::thread load([&] { r = run_process(command); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // inside the measured window
+  ::kill(server_->pid(), SIGSTOP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  ::kill(server_->pid(), SIGCONT);
+  load.join();
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // Every tick of the stall held a force older than the deadline, the last ~400 ms old.
+  EXPECT_GE(j["force_age_ms"]["max"].get<double>(), 350) << j["force_age_ms"].dump();
+  EXPECT_GE(j["deadline_misses"].get<long>(), 200) << r.out;
+}
+
+// Without --json: progress lines each second on stderr and a summary table on stdout; --ramp
+// measures stages of growing session counts and, with thresholds, reports the capacity.
+TEST_F(Tools, LoadRunRampsUpAndPrintsATable) {
+  const std::string base = std::string(SOFTBODY_LOAD) + " --server " + address() +
+                           " --scene cantilever --subscribers-per-session 1"
+                           " --haptic-per-session 1 --rate 200 --frame-rate 30 --duration 1.2"
+                           " --warmup 0.3 --ramp 1,2 --max-errors 0";
+  auto table = run_process(base);
+  ASSERT_EQ(table.exit_code, 0) << table.out << table.err;
+  // At least the line of the stage's end, whatever the machine's speed.
+  EXPECT_NE(table.err.find(" s  2 sessions  replies/s"), std::string::npos) << table.err;
+  EXPECT_NE(table.out.find("softbody-load ramp of 'cantilever'"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("capacity (the most sessions before a threshold was crossed): 2"),
+            std::string::npos)
+      << table.out;
+  auto r = run_process(base + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.err.find("load:"), std::string::npos) << "progress lines with --json: " << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["stages"].size(), 2u);
+  EXPECT_EQ(j["stages"][0]["sessions"].get<int>(), 1);
+  EXPECT_EQ(j["stages"][1]["sessions"].get<int>(), 2);
+  EXPECT_EQ(j["stages"][1]["real_time_factor"]["per_session"].size(), 2u);
+  EXPECT_EQ(j["capacity_sessions"].get<int>(), 2);
+  // A threshold no stage meets: capacity 0 and exit status 2.
+  auto impossible = run_process(base + " --json --max-reply-p99-ms 0.000001");
+  EXPECT_EQ(impossible.exit_code, 2);
+  EXPECT_EQ(nlohmann::json::parse(impossible.out)["capacity_sessions"].get<int>(), 0);
+}
+
 TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
   const std::string base = std::string(SOFTBODY_LOAD) + " --server " + address() +
                            " --scene cantilever --sessions 2 --subscribers-per-session 2"
@@ -261,6 +314,17 @@ TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
   // Frames arrive about every 33 ms.
   EXPECT_GT(j["frame_interval_ms"]["p50"].get<double>(), 20);
   EXPECT_LT(j["frame_interval_ms"]["p50"].get<double>(), 60);
+  // What a haptic user feels: a force age at every measured tick of the command clock (the
+  // generator's own late wake-ups excepted), never younger than one tick.
+  EXPECT_EQ(j["force_age_ms"]["count"].get<long>(), j["haptic_ticks"].get<long>());
+  EXPECT_GT(j["haptic_ticks"].get<long>() + 2 * j["generator_overruns"].get<long>(), 1500);
+  EXPECT_GE(j["force_age_ms"]["p50"].get<double>(), 0.99 * 2.0);  // 2 ms ticks at 500 Hz
+  EXPECT_DOUBLE_EQ(j["deadline_ms"].get<double>(), 5);
+  EXPECT_GE(j["deadline_misses"].get<long>(), 0);
+  // Frame latency from a step's end to its arrival, on this machine's clock (loopback server).
+  EXPECT_EQ(j["frame_latency_ms"]["count"].get<long>(), j["frames_received"].get<long>());
+  EXPECT_GT(j["frame_latency_ms"]["p50"].get<double>(), 0);
+  EXPECT_NE(j["frame_latency_clock"].get<std::string>().find("exact"), std::string::npos);
   // Sessions are deleted afterwards.
   EXPECT_EQ(j["thresholds_crossed"].size(), 0u);
 
