@@ -130,12 +130,19 @@ std::string format_report(const nlohmann::json& report) {
       continue;
     }
     const auto crossed = s.value("thresholds_crossed", nlohmann::json::array());
-    out += printf_string(
-        "  %8d %9.4f %10.2f ms %11.3f %% %9.2f ms %10.3f %7ld  %s\n", s["sessions"].get<int>(),
-        field(s["real_time_factor"], "min"), field(s["force_age_ms"], "p99"),
-        100 * s["deadline_miss_rate"].get<double>(), field(s["frame_latency_ms"], "p99"),
-        s["frame_ratio"].get<double>(), s["errors"]["total"].get<long>(),
-        crossed.empty() ? "held" : crossed[0].get<std::string>().c_str());
+    // Without haptic clients (or subscribers) there is nothing to show in their columns.
+    const bool haptic = s["haptic_ticks"].get<long>() > 0;
+    const bool frames = s["frames_received"].get<long>() > 0;
+    out += printf_string("  %8d %9.4f ", s["sessions"].get<int>(),
+                         field(s["real_time_factor"], "min"));
+    out += haptic ? printf_string("%10.2f ms %11.3f %% ", field(s["force_age_ms"], "p99"),
+                                  100 * s["deadline_miss_rate"].get<double>())
+                  : printf_string("%13s %13s ", "-", "-");
+    out += frames ? printf_string("%9.2f ms ", field(s["frame_latency_ms"], "p99"))
+                  : printf_string("%12s ", "-");
+    out += printf_string("%10.3f %7ld  %s\n", s["frame_ratio"].get<double>(),
+                         s["errors"]["total"].get<long>(),
+                         crossed.empty() ? "held" : crossed[0].get<std::string>().c_str());
   }
   if (report.contains("capacity_sessions"))
     out += printf_string("  capacity (the most sessions before a threshold was crossed): %d\n",
