@@ -5,11 +5,11 @@
 #include <cstdint>
 
 #include "engine/scene/scene.h"
-#include "server/api_error.h"
-#include "server/gateway_requests.h"
-#include "server/proto_convert.h"
-#include "server/settings_convert.h"
-#include "server/state_stream.h"
+#include "server/api/api_error.h"
+#include "server/api/proto_convert.h"
+#include "server/api/settings_convert.h"
+#include "server/sessions/state_stream.h"
+#include "server/web/gateway_requests.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   softbody::v1::ClientMessage message;

@@ -14,20 +14,20 @@
 #include <thread>
 
 #include "engine/solvers/sparse_cholesky.h"
-#include "server/api_error.h"
+#include "server/api/api_error.h"
+#include "server/api/simulation_service.h"
 #include "server/auth/access_policy.h"
 #include "server/auth/auth_command_line.h"
-#include "server/capacity.h"
-#include "server/host_status.h"
-#include "server/http_server.h"
-#include "server/https_context.h"
+#include "server/cluster/capacity.h"
+#include "server/cluster/host_status.h"
 #include "server/logging.h"
-#include "server/scheduler.h"
-#include "server/session_manager.h"
-#include "server/simulation_service.h"
-#include "server/static_files.h"
+#include "server/sessions/scheduler.h"
+#include "server/sessions/session_manager.h"
 #include "server/tls_credentials.h"
-#include "server/web_gateway.h"
+#include "server/web/http_server.h"
+#include "server/web/https_context.h"
+#include "server/web/static_files.h"
+#include "server/web/web_gateway.h"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // The tombstones of migrated sessions stay bounded on a host that migrates without end.
-#include "server/moved_sessions.h"
+#include "server/cluster/moved_sessions.h"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // its refusal and its hysteresis follow from its sessions' loads (measure_capacity).
 #include <gtest/gtest.h>
 
-#include "server/capacity.h"
-#include "server/step_cost.h"
+#include "server/cluster/capacity.h"
+#include "server/sessions/step_cost.h"
 
 namespace softbody::server {
 namespace {

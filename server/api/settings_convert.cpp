@@ -1,0 +1,80 @@
+#include "server/api/settings_convert.h"
+
+#include <stdexcept>
+
+#include "engine/scene/settings_table.h"
+#include "server/api/api_error.h"
+
+namespace softbody::server {
+
+SettingsUpdate settings_from_proto(const v1::SessionSettings& s) {
+  SettingsUpdate update;
+  const google::protobuf::Descriptor* descriptor = s.GetDescriptor();
+  const google::protobuf::Reflection* reflection = s.GetReflection();
+  for (const SettingSpec& spec : live_settings()) {
+    const google::protobuf::FieldDescriptor* field = descriptor->FindFieldByName(spec.name);
+    if (!field) throw std::logic_error(std::string("SessionSettings has no field ") + spec.name);
+    if (!reflection->HasField(s, field)) continue;
+    std::string problem;
+    nlohmann::json value;
+    switch (field->cpp_type()) {
+      case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
+        value = reflection->GetDouble(s, field);
+        problem = setting_problem(spec, reflection->GetDouble(s, field));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
+        value = reflection->GetInt32(s, field);
+        problem = setting_problem(spec, static_cast<double>(reflection->GetInt32(s, field)));
+        break;
+      case google::protobuf::FieldDescriptor::CPPTYPE_STRING:
+        value = reflection->GetString(s, field);
+        problem = setting_problem(spec, reflection->GetString(s, field));
+        break;
+      default:
+        throw std::logic_error(std::string("SessionSettings.") + spec.name +
+                               ": a type the settings table does not know");
+    }
+    if (!problem.empty()) invalid_argument(std::string("settings.") + spec.name, problem);
+    update.values.push_back({&spec, std::move(value)});
+  }
+  return update;
+}
+
+void describe_settings(google::protobuf::RepeatedPtrField<v1::SettingDescriptor>& out) {
+  for (const SettingSpec& spec : live_settings()) {
+    v1::SettingDescriptor& d = *out.Add();
+    d.set_name(spec.name);
+    d.set_scene_path(spec.path);
+    d.set_type(spec.type == SettingType::kNumber    ? v1::SettingDescriptor::TYPE_NUMBER
+               : spec.type == SettingType::kInteger ? v1::SettingDescriptor::TYPE_INTEGER
+                                                    : v1::SettingDescriptor::TYPE_CHOICE);
+    d.set_unit(spec.unit);
+    if (spec.type != SettingType::kChoice) {
+      d.set_min(spec.range.lo);
+      d.set_max(spec.range.hi);
+      d.set_min_open(spec.range.lo_open);
+      d.set_max_open(spec.range.hi_open);
+    }
+    for (const SettingChoice& c : spec.choices) {
+      v1::SettingChoice& choice = *d.add_choices();
+      choice.set_value(c.value);
+      choice.set_label(c.label);
+    }
+    d.set_default_value(spec.default_text);
+    d.set_label(spec.label);
+    d.set_help(spec.help);
+    if (spec.control.shown) {
+      v1::SettingControl& control = *d.mutable_control();
+      control.set_min(spec.control.min);
+      control.set_max(spec.control.max);
+      control.set_step(spec.control.step);
+      control.set_log(spec.control.log);
+    }
+    d.set_scope(spec.scope == SettingScope::kNotConstantQ
+                    ? v1::SettingDescriptor::SCOPE_NOT_CONSTANT_Q
+                : spec.scope == SettingScope::kConstantQ ? v1::SettingDescriptor::SCOPE_CONSTANT_Q
+                                                         : v1::SettingDescriptor::SCOPE_ALWAYS);
+  }
+}
+
+}  // namespace softbody::server

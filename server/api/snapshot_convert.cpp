@@ -1,0 +1,143 @@
+#include "server/api/snapshot_convert.h"
+
+#include <cmath>
+
+#include "server/api/api_error.h"
+
+namespace softbody::server {
+namespace {
+
+void to_proto(const StepSolverState& s, v1::SolverState& out) {
+  if (s.factored) {
+    out.mutable_factored_matrix()->Add(s.factored->values.begin(), s.factored->values.end());
+    for (const Mat3& d : s.factored->diagonal)
+      out.mutable_factored_diagonal()->Add(d.data(), d.data() + 9);
+  }
+  out.set_flops_since_factor(s.flops_since_factor);
+  out.set_solves_since_factor(s.solves_since_factor);
+  out.set_refactor_due(s.refactor_due);
+  out.set_factorizations(s.factorizations);
+}
+
+StepSolverState solver_state_from_proto(const v1::SolverState& in, size_t num_vertices) {
+  const std::string field = "snapshot.solver_state";
+  StepSolverState s;
+  if (in.factored_diagonal_size() != 0 &&
+      static_cast<size_t>(in.factored_diagonal_size()) != 9 * num_vertices)
+    invalid_argument(field + ".factored_diagonal",
+                     "needs 9 values per vertex (" + std::to_string(9 * num_vertices) + ")");
+  if ((in.factored_matrix_size() == 0) != (in.factored_diagonal_size() == 0))
+    invalid_argument(field, "factored_matrix and factored_diagonal go together");
+  for (double v : in.factored_matrix())
+    if (!std::isfinite(v)) invalid_argument(field + ".factored_matrix", "is not finite");
+  if (in.factored_matrix_size() != 0) {
+    auto factored = std::make_shared<FactoredMatrix>();
+    factored->values.assign(in.factored_matrix().begin(), in.factored_matrix().end());
+    factored->diagonal.resize(static_cast<size_t>(in.factored_diagonal_size()) / 9);
+    for (size_t v = 0; v < factored->diagonal.size(); ++v)
+      factored->diagonal[v] = Eigen::Map<const Mat3>(in.factored_diagonal().data() + 9 * v);
+    s.factored = std::move(factored);
+  }
+  if (!std::isfinite(in.flops_since_factor()) || in.flops_since_factor() < 0 ||
+      in.solves_since_factor() < 0 || in.factorizations() < 0)
+    invalid_argument(field, "counts must be finite and >= 0");
+  s.flops_since_factor = in.flops_since_factor();
+  s.solves_since_factor = in.solves_since_factor();
+  s.refactor_due = in.refactor_due();
+  s.factorizations = in.factorizations();
+  return s;
+}
+
+}  // namespace
+
+void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
+  out.set_format_version(1);
+  out.set_scene_name(snap.scene_name);
+  out.set_scene_json(snap.document.dump());
+  if (snap.uploaded) {
+    v1::UploadedMesh& u = *out.mutable_uploaded_mesh();
+    const UploadedMeshData& d = *snap.uploaded;
+    static constexpr v1::MeshFormat kFormats[] = {v1::MESH_FORMAT_GMSH, v1::MESH_FORMAT_MEDIT,
+                                                  v1::MESH_FORMAT_TETGEN,
+                                                  v1::MESH_FORMAT_VTK_LEGACY, v1::MESH_FORMAT_VTU};
+    u.set_format(kFormats[static_cast<int>(d.format)]);
+    u.set_content(d.content);
+    u.set_tetgen_elements(d.elements);
+    u.set_file_name(d.file_name);
+    u.set_scene_json(d.scene_json);
+  }
+  out.set_step(snap.state.step);
+  out.set_sim_time(snap.state.t);
+  for (const Vec3& p : snap.state.p) out.mutable_positions()->Add(p.data(), p.data() + 3);
+  for (const Vec3& v : snap.state.v) out.mutable_velocities()->Add(v.data(), v.data() + 3);
+  out.set_effective_tolerance(snap.effective_tolerance);
+  to_proto(snap.state.solver, *out.mutable_solver_state());
+  out.mutable_material_memory()->Add(snap.state.material_memory.begin(),
+                                     snap.state.material_memory.end());
+  const SimulationState::History& history = snap.state.history;
+  for (size_t k = 0; k < history.p.size(); ++k) {
+    for (const Vec3& p : history.p[k]) out.mutable_history_positions()->Add(p.data(), p.data() + 3);
+    for (const Vec3& v : history.v[k])
+      out.mutable_history_velocities()->Add(v.data(), v.data() + 3);
+  }
+  out.set_history_dt(history.dt);
+  out.set_history_time(history.t);
+  out.set_on_time_steps(snap.on_time_steps);
+}
+
+SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
+  if (static_cast<size_t>(in.positions_size()) != 3 * n ||
+      static_cast<size_t>(in.velocities_size()) != 3 * n) {
+    invalid_argument("snapshot.positions",
+                     "needs 3 x " + std::to_string(n) + " positions and velocities");
+  }
+  SessionSnapshot snap;
+  SimulationState& state = snap.state;
+  state.p.resize(n);
+  state.v.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      state.p[i][k] = in.positions(static_cast<int>(3 * i) + k);
+      state.v[i][k] = in.velocities(static_cast<int>(3 * i) + k);
+    }
+    if (!state.p[i].allFinite() || !state.v[i].allFinite())
+      invalid_argument("snapshot.positions", "vertex " + std::to_string(i) + " is not finite");
+  }
+  if (!std::isfinite(in.sim_time()) || in.step() < 0)
+    invalid_argument("snapshot.step", "step and sim_time must be finite and >= 0");
+  state.t = in.sim_time();
+  state.step = in.step();
+  snap.effective_tolerance = std::isfinite(in.effective_tolerance()) ? in.effective_tolerance() : 0;
+  state.solver = solver_state_from_proto(in.solver_state(), n);
+  state.material_memory.assign(in.material_memory().begin(), in.material_memory().end());
+  for (double q : state.material_memory)
+    if (!std::isfinite(q)) invalid_argument("snapshot.material_memory", "holds a non-finite value");
+  const size_t per_state = 3 * n;
+  const auto history_values = static_cast<size_t>(in.history_positions_size());
+  if (history_values % per_state != 0 || history_values > 2 * per_state ||
+      in.history_velocities_size() != in.history_positions_size()) {
+    invalid_argument("snapshot.history_positions", "needs 0, 1 or 2 states of 3 x " +
+                                                       std::to_string(n) +
+                                                       " positions, and as many velocities");
+  }
+  for (size_t k = 0; k < history_values / per_state; ++k) {
+    Vec3Array p(n), v(n);
+    for (size_t i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c) {
+        const int at = static_cast<int>(k * per_state + 3 * i) + c;
+        p[i][c] = in.history_positions(at);
+        v[i][c] = in.history_velocities(at);
+      }
+      if (!p[i].allFinite() || !v[i].allFinite())
+        invalid_argument("snapshot.history_positions", "holds a non-finite value");
+    }
+    state.history.p.push_back(std::move(p));
+    state.history.v.push_back(std::move(v));
+  }
+  state.history.dt = in.history_dt();
+  state.history.t = state.history.p.empty() ? -1 : in.history_time();
+  snap.on_time_steps = in.on_time_steps();
+  return snap;
+}
+
+}  // namespace softbody::server

@@ -1,0 +1,628 @@
+#include "server/sessions/session_manager.h"
+
+#include "server/auth/access_policy.h"
+#include "server/auth/quota.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "engine/io/mesh_error.h"
+#include "engine/mesh/validation.h"
+#include "proto/status_details.h"
+#include "server/api/api_error.h"
+#include "server/api/snapshot_convert.h"
+#include "server/logging.h"
+
+namespace softbody::server {
+namespace fs = std::filesystem;
+namespace v1 = softbody::v1;
+
+namespace {
+
+std::string new_session_id() {
+  static std::mutex mutex;
+  static std::mt19937_64 rng(std::random_device{}());
+  std::lock_guard lock(mutex);
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(rng()));
+  return std::string(buffer, 12);
+}
+
+// FNV-1a: identifies uploaded content for the body cache.
+std::string content_key(const std::string& a, const std::string& b, int format) {
+  std::uint64_t h = 1469598103934665603ull;
+  auto mix = [&](const std::string& s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    h = (h ^ s.size()) * 1099511628211ull;
+  };
+  mix(a);
+  mix(b);
+  return "upload:" + std::to_string(format) + ":" + std::to_string(h);
+}
+
+bool valid_scene_name(const std::string& name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+  });
+}
+
+nlohmann::json parse_json(const std::string& text, const std::string& field) {
+  try {
+    nlohmann::json doc = nlohmann::json::parse(text);
+    if (!doc.is_object()) invalid_argument(field, "a scene is a JSON object");
+    return doc;
+  } catch (const nlohmann::json::parse_error& e) {
+    invalid_argument(field, std::string("invalid JSON: ") + e.what());
+  }
+}
+
+// The scene used for an uploaded mesh when the client sends none: the body rests on a floor at
+// y = 0 under gravity.
+nlohmann::json default_upload_scene() {
+  return nlohmann::json::parse(R"({
+    "units": "m",
+    "mesh": {"lowest_y": 0, "center_xz": true},
+    "material": {"model": "stvk-edge", "E": 5e4, "nu": 0.45, "density": 1000, "volumetric": "cubic"},
+    "damping": {"alpha": 0.5, "beta": 0.01},
+    "dt": 0.02,
+    "solver": {"type": "auto", "tolerance": 1e-6},
+    "obstacles": [{"type": "halfspace", "normal": [0, 1, 0], "position": [0, 0, 0],
+                   "contact": {"stiffness": 2e4, "damping": 50, "friction": 1e4}}]
+  })");
+}
+
+MeshFormat mesh_format(v1::MeshFormat f) {
+  switch (f) {
+    case v1::MESH_FORMAT_GMSH:
+      return MeshFormat::kGmsh;
+    case v1::MESH_FORMAT_MEDIT:
+      return MeshFormat::kMedit;
+    case v1::MESH_FORMAT_TETGEN:
+      return MeshFormat::kTetGen;
+    case v1::MESH_FORMAT_VTK_LEGACY:
+      return MeshFormat::kVtkLegacy;
+    case v1::MESH_FORMAT_VTU:
+      return MeshFormat::kVtu;
+    default:
+      invalid_argument("uploaded_mesh.format",
+                       "must be one of GMSH, MEDIT, TETGEN, VTK_LEGACY, VTU");
+  }
+}
+
+}  // namespace
+
+SessionManager::SessionManager(ManagerOptions options, Scheduler& scheduler, Metrics& metrics)
+    : options_(std::move(options)), scheduler_(scheduler), metrics_(metrics) {
+  if (!options_.snapshot_store.empty())  // throws std::runtime_error naming the folder
+    store_ = std::make_unique<SnapshotStore>(options_.snapshot_store, options_.host);
+  bodies_ = [this](const std::string& key,
+                   const std::function<std::shared_ptr<const SceneBody>()>& build) {
+    return cached_body(key, build);
+  };
+  reaper_ = std::thread([this] {
+    std::unique_lock lock(reaper_mutex_);
+    while (!reaper_wake_.wait_for(lock, std::chrono::milliseconds(500),
+                                  [this] { return reaper_stop_; })) {
+      lock.unlock();
+      expire_idle();
+      lock.lock();
+    }
+  });
+}
+
+SessionManager::~SessionManager() {
+  {
+    std::lock_guard lock(reaper_mutex_);
+    reaper_stop_ = true;
+  }
+  reaper_wake_.notify_all();
+  reaper_.join();
+}
+
+std::shared_ptr<const SceneBody> SessionManager::cached_body(
+    const std::string& key, const std::function<std::shared_ptr<const SceneBody>()>& build) {
+  {
+    std::lock_guard lock(cache_mutex_);
+    if (auto it = body_cache_.find(key); it != body_cache_.end()) {
+      if (auto body = it->second.lock()) return body;
+    }
+  }
+  std::shared_ptr<const SceneBody> body = build();  // outside the lock: may take a while
+  std::lock_guard lock(cache_mutex_);
+  std::erase_if(body_cache_, [](const auto& entry) { return entry.second.expired(); });
+  auto [it, inserted] = body_cache_.try_emplace(key, body);
+  if (!inserted) {
+    if (auto existing = it->second.lock()) return existing;  // built concurrently: share theirs
+    it->second = body;
+  }
+  return body;
+}
+
+int SessionManager::body_cache_size() const {
+  std::lock_guard lock(cache_mutex_);
+  return static_cast<int>(std::count_if(body_cache_.begin(), body_cache_.end(),
+                                        [](const auto& e) { return !e.second.expired(); }));
+}
+
+std::vector<SceneListing> SessionManager::list_scenes() const {
+  std::vector<SceneListing> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(options_.scenes_dir, ec)) {
+    if (entry.path().extension() != ".json") continue;
+    SceneListing s{entry.path().stem().string(), ""};
+    std::ifstream in(entry.path());
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    if (doc.is_object() && doc.contains("description") && doc["description"].is_string())
+      s.description = doc["description"].get<std::string>();
+    out.push_back(s);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const SceneListing& a, const SceneListing& b) { return a.name < b.name; });
+  return out;
+}
+
+void SessionManager::check_admission() {
+  if (shutting_down_) throw ApiError(grpc::StatusCode::UNAVAILABLE, "the server is shutting down");
+  const Capacity c = capacity_locked();
+  if (!c.accepting()) {
+    metrics_.requests_refused.fetch_add(1);
+    throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED, c.refusal);
+  }
+}
+
+Capacity SessionManager::capacity_locked() const {
+  std::vector<SessionLoad> loads;
+  loads.reserve(sessions_.size());
+  for (const auto& [id, s] : sessions_) {
+    const auto published = s->latest();
+    // Sessions of one scene on one mesh cost alike: the key of the cost book.
+    loads.push_back({s->running.load(), s->cpu_load(),
+                     s->scene_name() + "#" + std::to_string(s->mesh().tets.size()),
+                     published ? published->real_time_factor : 0.0});
+  }
+  CapacityLimits limits;
+  limits.max_sessions = options_.max_sessions;
+  limits.max_cpu_load = options_.max_cpu_load;
+  limits.cores = scheduler_.workers();
+  const Capacity c = measure_capacity(loads, limits, shutting_down_, cpu_full_, cost_book_);
+  cpu_full_ = c.cpu_full;
+  return c;
+}
+
+Capacity SessionManager::capacity() const {
+  std::lock_guard lock(mutex_);
+  return capacity_locked();
+}
+
+void SessionManager::check_mesh_size(const TetMesh& mesh, const std::string& field) {
+  if (mesh.num_vertices() <= options_.max_vertices &&
+      static_cast<long>(mesh.tets.size()) <= options_.max_tetrahedra)
+    return;
+  metrics_.requests_refused.fetch_add(1);
+  throw ApiError(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                 field + ": the mesh has " + std::to_string(mesh.num_vertices()) +
+                     " vertices and " + std::to_string(mesh.tets.size()) +
+                     " tetrahedra; this server accepts at most " +
+                     std::to_string(options_.max_vertices) + " and " +
+                     std::to_string(options_.max_tetrahedra));
+}
+
+void SessionManager::check_owner_quota(const Caller& caller, const std::string& owner) {
+  if (caller.quota.max_sessions <= 0) return;
+  int owned = 0;
+  for (const auto& [id, s] : sessions_) owned += s->owner() == owner;
+  if (owned >= caller.quota.max_sessions)
+    refuse_quota(metrics_, "max_sessions", caller,
+                 "owns " + std::to_string(owned) + " sessions, its limit (delete one first)");
+}
+
+std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& request,
+                                                const Caller& caller) {
+  // The owner is the caller; only an admin (a host restoring a session for its user) names
+  // another.
+  if (!request.owner().empty() && caller.authenticated && caller.role != Role::kAdmin)
+    throw ApiError(grpc::StatusCode::PERMISSION_DENIED,
+                   "owner: only an admin may create a session for another user");
+  const std::string owner = request.owner().empty() ? caller.subject : request.owner();
+  if (!request.audience().empty() && caller.authenticated && caller.role != Role::kAdmin)
+    throw ApiError(grpc::StatusCode::PERMISSION_DENIED,
+                   "audience: only an admin may open a session to others");
+  SessionAudience audience;
+  try {
+    audience = parse_audience(request.audience());
+  } catch (const std::invalid_argument& e) {
+    invalid_argument("audience", e.what());
+  }
+  {
+    std::lock_guard lock(mutex_);
+    check_admission();
+    check_owner_quota(caller, owner);  // before the scene is built (the expensive part)
+  }
+  if (request.label().size() > 256) invalid_argument("label", "longer than 256 characters");
+  if (!std::isfinite(request.idle_timeout_s()) || request.idle_timeout_s() < 0)
+    invalid_argument("idle_timeout_s", "must be a finite number >= 0");
+
+  SessionSource source;
+  source.base_dir = options_.scenes_dir;
+  const v1::Snapshot* snapshot = nullptr;
+  auto take_upload = [&](const v1::UploadedMesh& u, const std::string& field) {
+    UploadedMeshData data{mesh_format(u.format()), u.content(), u.tetgen_elements(),
+                          u.file_name().empty() ? "upload" : u.file_name(), u.scene_json()};
+    if (data.content.empty()) invalid_argument(field + ".content", "is empty");
+    try {
+      LoadedMesh loaded =
+          load_mesh_content(data.format, data.file_name, data.content, data.elements);
+      check_mesh_size(loaded.mesh, field + ".content");
+      if (caller.quota.max_upload_vertices > 0 &&
+          loaded.mesh.num_vertices() > caller.quota.max_upload_vertices)
+        refuse_quota(metrics_, "max_upload_vertices", caller,
+                     field + ".content has " + std::to_string(loaded.mesh.num_vertices()) +
+                         " vertices; at most " + std::to_string(caller.quota.max_upload_vertices) +
+                         " may be uploaded");
+      source.uploaded_mesh = std::make_shared<const TetMesh>(std::move(loaded.mesh));
+    } catch (const MeshError& e) {
+      invalid_argument(field + ".content", e.what());
+    }
+    source.uploaded_key = content_key(data.content, data.elements, static_cast<int>(data.format));
+    source.document = data.scene_json.empty() ? default_upload_scene()
+                                              : parse_json(data.scene_json, field + ".scene_json");
+    source.scene_name = data.file_name;
+    source.uploaded = std::move(data);
+  };
+
+  switch (request.source_case()) {
+    case v1::CreateSessionRequest::kSceneName: {
+      const std::string& name = request.scene_name();
+      if (!valid_scene_name(name))
+        invalid_argument("scene_name", "must be 1-64 letters, digits, '-' or '_'");
+      const fs::path path = fs::path(options_.scenes_dir) / (name + ".json");
+      if (!fs::exists(path)) {
+        std::string names;
+        for (const SceneListing& s : list_scenes()) names += (names.empty() ? "" : ", ") + s.name;
+        throw ApiError(grpc::StatusCode::NOT_FOUND,
+                       "scene_name: no scene '" + name + "' (available: " + names + ")");
+      }
+      std::ifstream in(path);
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      source.document = parse_json(text, "scene_name");
+      source.scene_name = name;
+      break;
+    }
+    case v1::CreateSessionRequest::kSceneJson: {
+      source.document = parse_json(request.scene_json(), "scene_json");
+      source.scene_name = source.document.value("name", std::string("custom"));
+      // A client's document may only name mesh files inside the server's project folder.
+      if (source.document.contains("mesh") && source.document["mesh"].is_object() &&
+          source.document["mesh"].contains("file")) {
+        const auto& file = source.document["mesh"]["file"];
+        const fs::path root = fs::weakly_canonical(fs::path(options_.scenes_dir) / "..");
+        const fs::path resolved =
+            file.is_string()
+                ? fs::weakly_canonical(fs::path(options_.scenes_dir) / file.get<std::string>())
+                : fs::path();
+        const std::string r = resolved.string(), rt = root.string();
+        if (!file.is_string() || fs::path(file.get<std::string>()).is_absolute() ||
+            r.compare(0, rt.size(), rt) != 0) {
+          invalid_argument(
+              "scene_json",
+              "/mesh/file: must be a relative path inside the "
+              "server's scene and mesh folders (upload other meshes: CreateSession.uploaded_mesh, "
+              "softbody-client create --mesh FILE)");
+        }
+      }
+      break;
+    }
+    case v1::CreateSessionRequest::kUploadedMesh:
+      take_upload(request.uploaded_mesh(), "uploaded_mesh");
+      break;
+    case v1::CreateSessionRequest::kSnapshot: {
+      snapshot = &request.snapshot();
+      if (snapshot->format_version() != 1) invalid_argument("snapshot.format_version", "must be 1");
+      if (snapshot->has_uploaded_mesh()) {
+        take_upload(snapshot->uploaded_mesh(), "snapshot.uploaded_mesh");
+      }
+      source.document = parse_json(snapshot->scene_json(), "snapshot.scene_json");
+      source.scene_name = snapshot->scene_name();
+      if (!request.overrides().empty())
+        invalid_argument("overrides", "cannot be combined with a snapshot");
+      break;
+    }
+    default:
+      invalid_argument("source",
+                       "one of scene_name, scene_json, uploaded_mesh or snapshot is required");
+  }
+  for (int i = 0; i < request.overrides_size(); ++i) {
+    try {
+      apply_override(source.document, request.overrides(i), "");
+    } catch (const SceneError& e) {
+      invalid_argument("overrides[" + std::to_string(i) + "]", e.what());
+    } catch (const nlohmann::json::exception& e) {
+      invalid_argument("overrides[" + std::to_string(i) + "]", e.what());
+    }
+  }
+
+  Scene scene;
+  try {
+    scene = build_scene(source.document, source.scene_name, source.base_dir,
+                        {source.uploaded_mesh.get(), source.uploaded_key, bodies_});
+  } catch (const SceneError& e) {
+    invalid_argument("scene", e.what());
+  } catch (const nlohmann::json::exception& e) {
+    invalid_argument("scene", e.what());
+  }
+  const TetMesh& mesh = scene.body->mesh;
+  check_mesh_size(mesh, "scene");
+
+  source.owner = owner;
+  source.audience = audience;
+  std::string id = request.session_id();
+  if (!id.empty() && !valid_session_id(id))
+    invalid_argument("session_id", "must be 1-64 letters, digits, '-' or '_'");
+  if (id.empty()) id = new_session_id();
+  auto session = std::make_shared<Session>(id, request.label(), std::move(scene), std::move(source),
+                                           options_.session, bodies_, metrics_);
+  session->idle_timeout_s = request.idle_timeout_s() > 0
+                                ? std::min(request.idle_timeout_s(), options_.max_idle_timeout_s)
+                                : options_.idle_timeout_s;
+  if (snapshot) {
+    session->restore(
+        snapshot_state_from_proto(*snapshot, static_cast<size_t>(session->mesh().num_vertices())));
+  }
+  {
+    std::lock_guard lock(mutex_);
+    // Again: the server may have filled up, begun shutting down, or taken a concurrent create of
+    // the same owner meanwhile.
+    check_admission();
+    check_owner_quota(caller, owner);
+    if (!sessions_.try_emplace(id, session).second)
+      throw ApiError(grpc::StatusCode::ALREADY_EXISTS, "session_id: '" + id + "' exists");
+    moved_.erase(id);  // a session that comes back is no longer elsewhere
+  }
+  metrics_.sessions_created.fetch_add(1);
+  session->running = !request.start_paused();
+  if (session->running) scheduler_.start(session);
+  spdlog::info("event=session_created session={} scene={} vertices={} tetrahedra={} paused={}", id,
+               logfmt_value(session->scene_name()), mesh.num_vertices(), mesh.tets.size(),
+               request.start_paused());
+  return session;
+}
+
+std::shared_ptr<Session> SessionManager::find_for(const Caller& caller, const std::string& id,
+                                                  SessionUse use) {
+  auto session = find(id);
+  require_session_use(caller, id, session->owner(), session->audience(), use);
+  return session;
+}
+
+std::shared_ptr<Session> SessionManager::find(const std::string& id) {
+  if (id.empty()) invalid_argument("session_id", "is required");
+  std::optional<v1::SessionMoved> moved;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it != sessions_.end()) {
+      it->second->touch();
+      return it->second;
+    }
+    if (auto m = moved_.find(id, MovedSessions::Clock::now())) moved = *m;
+  }
+  // A session that left for another host may have come back to the shared store since (that host
+  // drained): the store is asked before the tombstone answers.
+  if (auto adopted = adopt_from_store(id)) return adopted;
+  if (moved) {
+    throw ApiError(v1::status_with_moved(
+        grpc::StatusCode::NOT_FOUND,
+        "session_id: session '" + id + "' moved to " +
+            (moved->grpc_address().empty() ? "another host" : moved->grpc_address()),
+        *moved));
+  }
+  throw ApiError(grpc::StatusCode::NOT_FOUND, "session_id: no session '" + id + "'");
+}
+
+std::shared_ptr<Session> SessionManager::adopt_from_store(const std::string& id) {
+  if (!store_ || !valid_session_id(id) || shutting_down()) return nullptr;
+  std::lock_guard adopt_lock(adopt_mutex_);
+  {
+    std::lock_guard lock(mutex_);  // restored by a request that held adopt_mutex_ before us?
+    if (auto it = sessions_.find(id); it != sessions_.end()) return it->second;
+  }
+  std::optional<v1::StoredSession> stored;
+  try {
+    stored = store_->claim(id);
+  } catch (const std::exception& e) {
+    spdlog::error("event=store_unreadable session={} error={}", id, logfmt_value(e.what()));
+    throw ApiError(grpc::StatusCode::DATA_LOSS,
+                   "session_id: the stored snapshot of '" + id + "' is unreadable");
+  }
+  if (!stored) return nullptr;
+  try {
+    auto session = adopt(*stored);
+    store_->release(id, true);
+    return session;
+  } catch (...) {
+    store_->release(id, false);  // leave it for another host (or a later try)
+    throw;
+  }
+}
+
+v1::CreateSessionRequest restore_request(const v1::StoredSession& stored) {
+  v1::CreateSessionRequest request;
+  *request.mutable_snapshot() = stored.snapshot();
+  request.set_session_id(stored.session_id());
+  request.set_label(stored.label());
+  request.set_owner(stored.owner());
+  request.set_audience(stored.audience());
+  request.set_idle_timeout_s(stored.idle_timeout_s());
+  request.set_start_paused(!stored.running());
+  return request;
+}
+
+std::shared_ptr<Session> SessionManager::adopt(const v1::StoredSession& stored) {
+  auto session = create(restore_request(stored));
+  // A timeout of 0 was the preloaded session's "never": keep it.
+  if (stored.idle_timeout_s() == 0) session->idle_timeout_s = 0;
+  spdlog::info("event=session_adopted session={} step={} from_host={} running={}",
+               stored.session_id(), stored.snapshot().step(), logfmt_value(stored.saved_by()),
+               stored.running());
+  return session;
+}
+
+int SessionManager::adopt_all_stored() {
+  if (!store_) return 0;
+  int adopted = 0;
+  for (const std::string& id : store_->stored_ids()) {
+    try {
+      if (adopt_from_store(id)) ++adopted;
+    } catch (const std::exception& e) {
+      spdlog::error("event=adopt_failed session={} error={}", id, logfmt_value(e.what()));
+    }
+  }
+  return adopted;
+}
+
+v1::StoredSession SessionManager::stored_form(Session& s, bool was_running) const {
+  v1::StoredSession stored;
+  stored.set_session_id(s.id());
+  stored.set_label(s.label());
+  stored.set_owner(s.owner());
+  stored.set_audience(audience_text(s.audience()));
+  stored.set_idle_timeout_s(s.idle_timeout_s);
+  stored.set_running(was_running);
+  to_proto(s.snapshot(), *stored.mutable_snapshot());
+  stored.set_saved_by(options_.host);
+  stored.set_saved_at_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count());
+  return stored;
+}
+
+void SessionManager::hand_off(const std::string& id, const v1::SessionMoved& moved) {
+  std::shared_ptr<Session> session;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = sessions_.find(id);
+    if (it == sessions_.end()) return;
+    session = it->second;
+    sessions_.erase(it);
+    moved_.add(id, moved, MovedSessions::Clock::now());
+  }
+  session->pause_stepping();
+  const std::string where = moved.grpc_address().empty() ? "the snapshot store (reconnect to "
+                                                           "continue on another host)"
+                                                         : moved.grpc_address();
+  session->close_streams(v1::status_with_moved(grpc::StatusCode::UNAVAILABLE,
+                                               "session " + id + " moved to " + where, moved));
+  spdlog::info("event=session_handed_off session={} reason={} to={}", id,
+               logfmt_value(moved.reason()), logfmt_value(moved.grpc_address()));
+}
+
+int SessionManager::drain_to_store() {
+  std::vector<std::shared_ptr<Session>> sessions;
+  {
+    std::lock_guard lock(mutex_);
+    shutting_down_ = true;
+    for (const auto& [id, s] : sessions_) sessions.push_back(s);
+  }
+  if (!store_) return 0;
+  int saved = 0;
+  for (const auto& s : sessions) {
+    const bool was_running = s->running;
+    s->pause_stepping();  // the state is final from here on
+    try {
+      store_->save(stored_form(*s, was_running));
+      ++saved;
+      v1::SessionMoved moved;
+      moved.set_session_id(s->id());
+      moved.set_reason("drained");
+      hand_off(s->id(), moved);
+    } catch (const std::exception& e) {
+      // The session cannot be saved (disk full?): it stays here and ends with the server.
+      spdlog::error("event=drain_failed session={} error={}", s->id(), logfmt_value(e.what()));
+    }
+  }
+  spdlog::info("event=drained saved={} of={} store={}", saved, sessions.size(),
+               logfmt_value(store_->dir().string()));
+  return saved;
+}
+
+std::vector<std::shared_ptr<Session>> SessionManager::list() const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::shared_ptr<Session>> out;
+  for (const auto& [id, s] : sessions_) out.push_back(s);
+  return out;
+}
+
+void SessionManager::remove(const std::string& id, const grpc::Status& reason) {
+  std::shared_ptr<Session> session = find(id);
+  {
+    std::lock_guard lock(mutex_);
+    sessions_.erase(id);
+  }
+  session->pause_stepping();
+  session->close_streams(reason);
+  spdlog::info("event=session_deleted session={} reason={}", id,
+               logfmt_value(reason.error_message()));
+}
+
+void SessionManager::pause(const std::shared_ptr<Session>& s) {
+  s->pause_stepping();
+}
+
+void SessionManager::resume(const std::shared_ptr<Session>& s) {
+  if (s->running.exchange(true)) return;
+  scheduler_.start(s);
+}
+
+void SessionManager::run_steps(const std::shared_ptr<Session>& s, int steps) {
+  if (s->running)
+    throw ApiError(grpc::StatusCode::FAILED_PRECONDITION,
+                   "action: single steps need a paused session (pause it first)");
+  scheduler_.run_steps(s, steps);
+}
+
+int SessionManager::expire_idle() {
+  std::vector<std::string> idle;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [id, s] : sessions_) {
+      if (s->idle_timeout_s > 0 && s->idle_seconds() > s->idle_timeout_s) idle.push_back(id);
+    }
+  }
+  for (const std::string& id : idle) {
+    try {
+      remove(id, grpc::Status(grpc::StatusCode::CANCELLED, "session expired (idle)"));
+      metrics_.sessions_expired.fetch_add(1);
+    } catch (const ApiError&) {
+      // deleted meanwhile
+    }
+  }
+  return static_cast<int>(idle.size());
+}
+
+void SessionManager::shut_down(const grpc::Status& status) {
+  std::vector<std::shared_ptr<Session>> sessions;
+  {
+    std::lock_guard lock(mutex_);
+    shutting_down_ = true;
+    for (const auto& [id, s] : sessions_) sessions.push_back(s);
+  }
+  for (const auto& s : sessions) {
+    s->running = false;
+    s->close_streams(status);
+  }
+}
+
+bool SessionManager::shutting_down() const {
+  std::lock_guard lock(mutex_);
+  return shutting_down_;
+}
+
+int SessionManager::size() const {
+  std::lock_guard lock(mutex_);
+  return static_cast<int>(sessions_.size());
+}
+
+}  // namespace softbody::server

@@ -1,0 +1,71 @@
+#include "server/sessions/tool.h"
+
+#include <algorithm>
+
+#include "server/sessions/session.h"
+
+namespace softbody::server {
+namespace {
+
+codec::Vec3d to_array(const Vec3& v) {
+  return {v.x(), v.y(), v.z()};
+}
+
+codec::Mat3d to_array(const Mat3& m) {
+  codec::Mat3d out;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) out[static_cast<size_t>(3 * r + c)] = m(r, c);
+  return out;
+}
+
+}  // namespace
+
+bool same_tool_configuration(const ToolInput& a, const ToolInput& b) {
+  return a.mode == b.mode && a.shape == b.shape && a.radius == b.radius &&
+         a.half_length == b.half_length && a.orientation.coeffs() == b.orientation.coeffs() &&
+         a.contact.stiffness == b.contact.stiffness && a.contact.damping == b.contact.damping &&
+         a.contact.friction == b.contact.friction && a.grab_stiffness == b.grab_stiffness &&
+         a.grab_damping == b.grab_damping && a.requested_grab_vertex == b.requested_grab_vertex;
+}
+
+Obstacle tool_obstacle(const ToolInput& input) {
+  Obstacle o;
+  o.shape = input.shape;
+  o.radius = input.radius;
+  o.half_length = input.half_length;
+  o.axis = input.orientation * Vec3::UnitX();
+  o.contact = input.contact;
+  o.trajectory = make_sampled_trajectory(input.position, input.velocity);
+  return o;
+}
+
+codec::CouplingModel build_coupling_model(const ToolInput& input, Index grab_vertex,
+                                          const PublishedState& state, double validity_cap,
+                                          int& contacts) {
+  ToolForce f;
+  switch (input.mode) {
+    case ToolMode::kPoke:
+      f = poke_force(tool_obstacle(input), input.position, input.velocity, state.p, state.v, {});
+      break;
+    case ToolMode::kGrab:
+      if (grab_vertex >= 0) {
+        f = grab_force(grab_vertex, input.grab_stiffness, input.grab_damping, input.position,
+                       input.velocity, state.p, state.v);
+      }
+      break;
+    case ToolMode::kIdle:
+      break;
+  }
+  codec::CouplingModel m;
+  m.reference_position = to_array(input.position);
+  m.reference_velocity = to_array(input.velocity);
+  m.force = to_array(f.force);
+  m.dforce_dposition = to_array(f.dforce_dx);
+  m.dforce_dvelocity = to_array(f.dforce_dv);
+  m.step = state.step;
+  m.validity_radius = std::min(f.validity_radius, validity_cap);
+  contacts = f.contacts;
+  return m;
+}
+
+}  // namespace softbody::server

@@ -1,0 +1,42 @@
+#include "server/sessions/tool_commands.h"
+
+#include "server/api/proto_convert.h"
+
+namespace softbody::server {
+
+void answer_tool_command(Session& session, Tool& tool, const Caller& caller, CallerStreams& streams,
+                         const v1::ToolCommand& command, Clock::time_point received,
+                         Metrics& metrics, v1::ForceReply& reply) {
+  reply.Clear();
+  reply.set_sequence(command.sequence());
+  reply.set_client_time_s(command.client_time_s());
+  reply.set_tool_id(tool.id());
+  if (std::string over = streams.admit_tool_command(caller); !over.empty()) {
+    // Over the caller's rate quota (counted by quota, not as an answered command): the pose is
+    // not taken.
+    reply.set_rejected(over);
+    return;
+  }
+  ToolInput input;
+  const std::string problem = tool_input_from_proto(command, session.mesh().num_vertices(), input);
+  if (!problem.empty()) {
+    // Rejected: zero force, the tool keeps its previous pose; the stream goes on (a glitching
+    // device must not lose its connection).
+    reply.set_rejected(problem);
+    reply.mutable_force();
+    metrics.tool_commands_rejected.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    codec::CouplingModel model;
+    int contacts = 0;
+    const codec::Vec3d force = session.answer(tool, input, contacts, model);
+    to_proto(force, *reply.mutable_force());
+    to_proto(model, *reply.mutable_model());
+    reply.set_contacts(contacts);
+  }
+  metrics.tool_commands.fetch_add(1, std::memory_order_relaxed);
+  const double seconds = std::chrono::duration<double>(Clock::now() - received).count();
+  reply.set_server_time_us(seconds * 1e6);
+  metrics.haptic_reply_seconds.observe(seconds);
+}
+
+}  // namespace softbody::server
