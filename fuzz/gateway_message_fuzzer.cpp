@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "engine/scene/scene.h"
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 #include "server/api/proto_convert.h"
 #include "server/api/settings_convert.h"
 #include "server/sessions/state_stream.h"

@@ -14,12 +14,13 @@
 #include <thread>
 
 #include "engine/solvers/sparse_cholesky.h"
-#include "server/api/api_error.h"
 #include "server/api/simulation_service.h"
+#include "server/api_error.h"
 #include "server/auth/access_policy.h"
 #include "server/auth/auth_command_line.h"
 #include "server/cluster/capacity.h"
 #include "server/cluster/host_status.h"
+#include "server/cluster/session_store.h"
 #include "server/logging.h"
 #include "server/sessions/scheduler.h"
 #include "server/sessions/session_manager.h"
@@ -112,7 +113,8 @@ int main(int argc, char** argv) {
                  "again 10 % below); 0 turns CPU admission off")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 4.0));
-  app.add_option("--snapshot-store", manager.snapshot_store,
+  std::string snapshot_store;
+  app.add_option("--snapshot-store", snapshot_store,
                  "folder (a shared volume in a cluster) where SIGTERM saves every session and "
                  "where a session this host does not hold is looked for; '' for none")
       ->capture_default_str();
@@ -214,10 +216,11 @@ int main(int argc, char** argv) {
     return 2;
   }
   manager.scenes_dir = scenes;
+  std::string host_name = "localhost";  // this host's name (store claims, logs, status)
   {
     char name[256] = {};
     gethostname(name, sizeof name - 1);
-    manager.host = name[0] ? name : "localhost";
+    if (name[0]) host_name = name;
   }
 
   // Signals are taken by sigwait in this thread only: block them before any thread starts.
@@ -232,14 +235,16 @@ int main(int argc, char** argv) {
 
   Metrics metrics;
   Scheduler scheduler(scheduler_options);
-  std::unique_ptr<SessionManager> sessions_owner;
-  try {
-    sessions_owner = std::make_unique<SessionManager>(manager, scheduler, metrics);
-  } catch (const std::exception& e) {  // e.g. an unwritable --snapshot-store
-    spdlog::error("event=startup_failed error={}", logfmt_value(e.what()));
-    return 2;
+  SessionManager sessions(manager, scheduler, metrics);
+  std::unique_ptr<SessionStore> store;  // sessions between hosts (--snapshot-store)
+  if (!snapshot_store.empty()) {
+    try {
+      store = std::make_unique<SessionStore>(sessions, snapshot_store, host_name);
+    } catch (const std::exception& e) {  // e.g. an unwritable --snapshot-store
+      spdlog::error("event=startup_failed error={}", logfmt_value(e.what()));
+      return 2;
+    }
   }
-  SessionManager& sessions = *sessions_owner;
   // A mistyped --preload (through ./run.sh, say) must not leave a server that serves nothing.
   if (!preload.empty()) {
     std::string names;
@@ -388,13 +393,13 @@ int main(int argc, char** argv) {
   });
   http->start();
   service.identity.set(
-      {manager.host, advertised_address(advertise_grpc, grpc_address, grpc_port, manager.host),
+      {host_name, advertised_address(advertise_grpc, grpc_address, grpc_port, host_name),
        advertise_http.empty() ? std::string(http->tls() ? "https://" : "http://") +
-                                    advertised_address("", http_address, http->port(), manager.host)
+                                    advertised_address("", http_address, http->port(), host_name)
                               : advertise_http,
-       !advertise_grpc.empty()});
-  if (adopt_stored) {
-    const int adopted = sessions.adopt_all_stored();
+       !advertise_grpc.empty(), store ? store->dir().string() : std::string()});
+  if (adopt_stored && store) {
+    const int adopted = store->adopt_all();
     spdlog::info("event=adopted_stored sessions={}", adopted);
   }
 
@@ -405,7 +410,10 @@ int main(int argc, char** argv) {
     server->GetHealthCheckService()->SetServingStatus("softbody.v1.Simulation", false);
     // With a store, every session is saved for another host before its streams end (with a
     // SessionMoved detail, so clients know to reconnect rather than give up).
-    sessions.drain_to_store();
+    if (store)
+      store->drain();
+    else
+      sessions.refuse_new_sessions();
     sessions.shut_down(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is shutting down"));
     server->Shutdown(std::chrono::system_clock::now() +
                      std::chrono::milliseconds(static_cast<int>(shutdown_grace_s * 1000)));
@@ -416,11 +424,10 @@ int main(int argc, char** argv) {
   };
 
   if (!preload.empty()) {
-    softbody::v1::CreateSessionRequest request;
-    request.set_scene_name(preload);
-    request.set_label("preloaded");
-    request.set_audience(preload_audience);
-    request.set_idle_timeout_s(0);
+    NewSession request;
+    request.scene_name = preload;
+    request.label = "preloaded";
+    request.audience = parse_audience(preload_audience);  // checked when the flags were read
     try {
       auto session = sessions.create(request);
       session->idle_timeout_s = 0;  // the preloaded session stays

@@ -1,6 +1,6 @@
 #include "server/api/interact_reactor.h"
 
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 #include "server/logging.h"
 #include "server/sessions/tool_commands.h"
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 
 namespace softbody::server {
 namespace {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "engine/scene/settings_table.h"
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 
 namespace softbody::server {
 

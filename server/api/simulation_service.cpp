@@ -3,11 +3,12 @@
 #include <cmath>
 #include <thread>
 
-#include "server/api/api_error.h"
+#include "server/api/create_session_convert.h"
 #include "server/api/interact_reactor.h"
 #include "server/api/proto_convert.h"
 #include "server/api/settings_convert.h"
 #include "server/api/snapshot_convert.h"
+#include "server/api_error.h"
 #include "server/auth/access_policy.h"
 #include "server/cluster/migration.h"
 #include "server/logging.h"
@@ -154,7 +155,7 @@ grpc::Status SimulationService::CreateSession(const Caller& caller,
                                               const v1::CreateSessionRequest* request,
                                               v1::SessionInfo* info) {
   return guarded(metrics_, "CreateSession", [&] {
-    fill_session_info(*sessions_.create(*request, caller), *info);
+    fill_session_info(*sessions_.create(new_session_from_proto(*request), caller), *info);
     const HostIdentity self = identity.get();
     if (self.advertised) {
       info->set_host_grpc_address(self.grpc_address);
@@ -335,7 +336,7 @@ grpc::Status SimulationService::MigrateSession(grpc::ServerContext* context,
         it != context->client_metadata().end())
       authorization.assign(it->second.data(), it->second.size());
     *out = migrate_session(sessions_, request->session_id(), request->target(), peer_dialing,
-                           authorization);
+                           identity.get().host, authorization);
   });
 }
 

@@ -2,7 +2,7 @@
 
 #include <stdexcept>
 
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 
 namespace softbody::server {
 

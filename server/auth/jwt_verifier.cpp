@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 #include "server/auth/token_file.h"
 #include "server/logging.h"
 

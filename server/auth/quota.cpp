@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 
 namespace softbody::server {
 

@@ -20,7 +20,7 @@ v1::ServerStatus server_status(const SessionManager& sessions, const HostIdentit
   s.set_accepting(c.accepting());
   s.set_refusal(c.refusal);
   s.set_draining(c.draining);
-  if (sessions.store()) s.set_snapshot_store(sessions.store()->dir().string());
+  if (!identity.snapshot_store.empty()) s.set_snapshot_store(identity.snapshot_store);
   s.set_version(SOFTBODY_VERSION);
   return s;
 }

@@ -11,10 +11,11 @@
 namespace softbody::server {
 
 struct HostIdentity {
-  std::string host;          // the machine's (pod's) name
-  std::string grpc_address;  // host:port clients and other hosts reach this host's gRPC at
-  std::string http_url;      // base URL of the HTTP port (browser client, /ws)
-  bool advertised = false;   // given by the operator (--advertise-grpc): put in SessionInfo
+  std::string host;            // the machine's (pod's) name
+  std::string grpc_address;    // host:port clients and other hosts reach this host's gRPC at
+  std::string http_url;        // base URL of the HTTP port (browser client, /ws)
+  bool advertised = false;     // given by the operator (--advertise-grpc): put in SessionInfo
+  std::string snapshot_store;  // the folder drained sessions go to; empty: none
 };
 
 // Set once the ports are known, read by request handlers.

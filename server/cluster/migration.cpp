@@ -2,7 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
-#include "server/api/api_error.h"
+#include "server/api_error.h"
+#include "server/cluster/session_store.h"
 #include "server/logging.h"
 #include "server/tls_files.h"
 #include "softbody/v1/simulation_service.grpc.pb.h"
@@ -30,6 +31,7 @@ PeerDialing peer_dialing(bool own_tls, const std::string& peer_ca_file) {
 
 v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::string& id,
                                            const std::string& target, const PeerDialing& dialing,
+                                           const std::string& host,
                                            const std::string& authorization) {
   const std::shared_ptr<Session> session = sessions.find(id);
   if (target.empty()) invalid_argument("target", "is required (host:port of the receiving host)");
@@ -54,7 +56,7 @@ v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::
   const bool was_running = session->running;
   sessions.pause(session);  // from here the state is final until the target has it
   const v1::CreateSessionRequest request =
-      restore_request(sessions.stored_form(*session, was_running));
+      restore_request(stored_form(*session, was_running, host));
   v1::SessionInfo created;
   const grpc::Status made =
       stub->CreateSession(context_with_deadline(30, authorization).get(), request, &created);

@@ -28,8 +28,10 @@ PeerDialing peer_dialing(bool own_tls, const std::string& peer_ca_file);
 // Throws ApiError: NOT_FOUND (session), INVALID_ARGUMENT / UNAVAILABLE / the target's own refusal
 // naming "target". `authorization`: the metadata value the target is asked with (the migrating
 // admin's bearer token; "" without authentication). The session keeps its owner.
+// `host`: this host's name, recorded as the snapshot's saver.
 v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::string& id,
                                            const std::string& target, const PeerDialing& dialing,
+                                           const std::string& host,
                                            const std::string& authorization = "");
 
 }  // namespace softbody::server

@@ -1,5 +1,7 @@
 #include "server/cluster/snapshot_store.h"
 
+#include "server/sessions/session.h"
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -20,13 +22,6 @@ std::runtime_error io_error(const std::string& what, const fs::path& path, int e
 }
 
 }  // namespace
-
-bool valid_session_id(const std::string& id) {
-  if (id.empty() || id.size() > 64) return false;
-  for (char c : id)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
-  return true;
-}
 
 SnapshotStore::SnapshotStore(fs::path dir, std::string host)
     : dir_(std::move(dir)), host_(std::move(host)) {

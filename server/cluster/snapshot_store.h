@@ -40,7 +40,4 @@ class SnapshotStore {
   std::string host_;
 };
 
-// Session ids are file names in the store: letters, digits, '-' and '_' only, 1-64 characters.
-bool valid_session_id(const std::string& id);
-
 }  // namespace softbody::server

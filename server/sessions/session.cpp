@@ -6,10 +6,17 @@
 
 #include "engine/parallel/team_cpu_clock.h"
 #include "engine/scene/settings_table.h"
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 #include "server/logging.h"
 
 namespace softbody::server {
+
+bool valid_session_id(const std::string& id) {
+  if (id.empty() || id.size() > 64) return false;
+  for (char c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') return false;
+  return true;
+}
 
 Session::ReturnsFreedMemory::~ReturnsFreedMemory() {
   malloc_trim(0);

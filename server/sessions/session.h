@@ -59,6 +59,10 @@ struct SessionSource {
   std::string uploaded_key;
 };
 
+// Session ids: letters, digits, '-' and '_' only, 1-64 characters (they are file names in the
+// snapshot store).
+bool valid_session_id(const std::string& id);
+
 struct SessionLimits {
   int max_subscribers = 32;
   int max_tools = 8;

@@ -11,8 +11,8 @@
 #include "engine/io/mesh_error.h"
 #include "engine/mesh/validation.h"
 #include "proto/status_details.h"
-#include "server/api/api_error.h"
 #include "server/api/snapshot_convert.h"
+#include "server/api_error.h"
 #include "server/logging.h"
 
 namespace softbody::server {
@@ -49,16 +49,6 @@ bool valid_scene_name(const std::string& name) {
   });
 }
 
-nlohmann::json parse_json(const std::string& text, const std::string& field) {
-  try {
-    nlohmann::json doc = nlohmann::json::parse(text);
-    if (!doc.is_object()) invalid_argument(field, "a scene is a JSON object");
-    return doc;
-  } catch (const nlohmann::json::parse_error& e) {
-    invalid_argument(field, std::string("invalid JSON: ") + e.what());
-  }
-}
-
 // The scene used for an uploaded mesh when the client sends none: the body rests on a floor at
 // y = 0 under gravity.
 nlohmann::json default_upload_scene() {
@@ -74,30 +64,10 @@ nlohmann::json default_upload_scene() {
   })");
 }
 
-MeshFormat mesh_format(v1::MeshFormat f) {
-  switch (f) {
-    case v1::MESH_FORMAT_GMSH:
-      return MeshFormat::kGmsh;
-    case v1::MESH_FORMAT_MEDIT:
-      return MeshFormat::kMedit;
-    case v1::MESH_FORMAT_TETGEN:
-      return MeshFormat::kTetGen;
-    case v1::MESH_FORMAT_VTK_LEGACY:
-      return MeshFormat::kVtkLegacy;
-    case v1::MESH_FORMAT_VTU:
-      return MeshFormat::kVtu;
-    default:
-      invalid_argument("uploaded_mesh.format",
-                       "must be one of GMSH, MEDIT, TETGEN, VTK_LEGACY, VTU");
-  }
-}
-
 }  // namespace
 
 SessionManager::SessionManager(ManagerOptions options, Scheduler& scheduler, Metrics& metrics)
     : options_(std::move(options)), scheduler_(scheduler), metrics_(metrics) {
-  if (!options_.snapshot_store.empty())  // throws std::runtime_error naming the folder
-    store_ = std::make_unique<SnapshotStore>(options_.snapshot_store, options_.host);
   bodies_ = [this](const std::string& key,
                    const std::function<std::shared_ptr<const SceneBody>()>& build) {
     return cached_body(key, build);
@@ -219,124 +189,45 @@ void SessionManager::check_owner_quota(const Caller& caller, const std::string& 
                  "owns " + std::to_string(owned) + " sessions, its limit (delete one first)");
 }
 
-std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& request,
-                                                const Caller& caller) {
+std::shared_ptr<Session> SessionManager::create(const NewSession& request, const Caller& caller) {
   // The owner is the caller; only an admin (a host restoring a session for its user) names
-  // another.
-  if (!request.owner().empty() && caller.authenticated && caller.role != Role::kAdmin)
+  // another, or opens a session to others.
+  const bool admin = !caller.authenticated || caller.role == Role::kAdmin;
+  if (!request.owner.empty() && !admin)
     throw ApiError(grpc::StatusCode::PERMISSION_DENIED,
                    "owner: only an admin may create a session for another user");
-  const std::string owner = request.owner().empty() ? caller.subject : request.owner();
-  if (!request.audience().empty() && caller.authenticated && caller.role != Role::kAdmin)
+  if (request.audience && !admin)
     throw ApiError(grpc::StatusCode::PERMISSION_DENIED,
                    "audience: only an admin may open a session to others");
-  SessionAudience audience;
-  try {
-    audience = parse_audience(request.audience());
-  } catch (const std::invalid_argument& e) {
-    invalid_argument("audience", e.what());
-  }
+  const std::string owner = request.owner.empty() ? caller.subject : request.owner;
   {
     std::lock_guard lock(mutex_);
     check_admission();
     check_owner_quota(caller, owner);  // before the scene is built (the expensive part)
   }
-  if (request.label().size() > 256) invalid_argument("label", "longer than 256 characters");
-  if (!std::isfinite(request.idle_timeout_s()) || request.idle_timeout_s() < 0)
-    invalid_argument("idle_timeout_s", "must be a finite number >= 0");
 
   SessionSource source;
   source.base_dir = options_.scenes_dir;
-  const v1::Snapshot* snapshot = nullptr;
-  auto take_upload = [&](const v1::UploadedMesh& u, const std::string& field) {
-    UploadedMeshData data{mesh_format(u.format()), u.content(), u.tetgen_elements(),
-                          u.file_name().empty() ? "upload" : u.file_name(), u.scene_json()};
-    if (data.content.empty()) invalid_argument(field + ".content", "is empty");
-    try {
-      LoadedMesh loaded =
-          load_mesh_content(data.format, data.file_name, data.content, data.elements);
-      check_mesh_size(loaded.mesh, field + ".content");
-      if (caller.quota.max_upload_vertices > 0 &&
-          loaded.mesh.num_vertices() > caller.quota.max_upload_vertices)
-        refuse_quota(metrics_, "max_upload_vertices", caller,
-                     field + ".content has " + std::to_string(loaded.mesh.num_vertices()) +
-                         " vertices; at most " + std::to_string(caller.quota.max_upload_vertices) +
-                         " may be uploaded");
-      source.uploaded_mesh = std::make_shared<const TetMesh>(std::move(loaded.mesh));
-    } catch (const MeshError& e) {
-      invalid_argument(field + ".content", e.what());
-    }
-    source.uploaded_key = content_key(data.content, data.elements, static_cast<int>(data.format));
-    source.document = data.scene_json.empty() ? default_upload_scene()
-                                              : parse_json(data.scene_json, field + ".scene_json");
-    source.scene_name = data.file_name;
-    source.uploaded = std::move(data);
-  };
-
-  switch (request.source_case()) {
-    case v1::CreateSessionRequest::kSceneName: {
-      const std::string& name = request.scene_name();
-      if (!valid_scene_name(name))
-        invalid_argument("scene_name", "must be 1-64 letters, digits, '-' or '_'");
-      const fs::path path = fs::path(options_.scenes_dir) / (name + ".json");
-      if (!fs::exists(path)) {
-        std::string names;
-        for (const SceneListing& s : list_scenes()) names += (names.empty() ? "" : ", ") + s.name;
-        throw ApiError(grpc::StatusCode::NOT_FOUND,
-                       "scene_name: no scene '" + name + "' (available: " + names + ")");
-      }
-      std::ifstream in(path);
-      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      source.document = parse_json(text, "scene_name");
-      source.scene_name = name;
+  source.scene_name = request.scene_name;
+  source.document = request.document;
+  if (request.upload) take_upload(*request.upload, request.upload_field, caller, source);
+  switch (request.source) {
+    case NewSession::Source::kSceneName:
+      source.document = read_shipped_scene(request.scene_name);
       break;
-    }
-    case v1::CreateSessionRequest::kSceneJson: {
-      source.document = parse_json(request.scene_json(), "scene_json");
-      source.scene_name = source.document.value("name", std::string("custom"));
-      // A client's document may only name mesh files inside the server's project folder.
-      if (source.document.contains("mesh") && source.document["mesh"].is_object() &&
-          source.document["mesh"].contains("file")) {
-        const auto& file = source.document["mesh"]["file"];
-        const fs::path root = fs::weakly_canonical(fs::path(options_.scenes_dir) / "..");
-        const fs::path resolved =
-            file.is_string()
-                ? fs::weakly_canonical(fs::path(options_.scenes_dir) / file.get<std::string>())
-                : fs::path();
-        const std::string r = resolved.string(), rt = root.string();
-        if (!file.is_string() || fs::path(file.get<std::string>()).is_absolute() ||
-            r.compare(0, rt.size(), rt) != 0) {
-          invalid_argument(
-              "scene_json",
-              "/mesh/file: must be a relative path inside the "
-              "server's scene and mesh folders (upload other meshes: CreateSession.uploaded_mesh, "
-              "softbody-client create --mesh FILE)");
-        }
-      }
+    case NewSession::Source::kSceneJson:
+      check_mesh_file_inside_project(source.document);
       break;
-    }
-    case v1::CreateSessionRequest::kUploadedMesh:
-      take_upload(request.uploaded_mesh(), "uploaded_mesh");
+    case NewSession::Source::kUploadedMesh:
+      if (source.document.is_null()) source.document = default_upload_scene();
+      source.scene_name = request.upload->file_name;
       break;
-    case v1::CreateSessionRequest::kSnapshot: {
-      snapshot = &request.snapshot();
-      if (snapshot->format_version() != 1) invalid_argument("snapshot.format_version", "must be 1");
-      if (snapshot->has_uploaded_mesh()) {
-        take_upload(snapshot->uploaded_mesh(), "snapshot.uploaded_mesh");
-      }
-      source.document = parse_json(snapshot->scene_json(), "snapshot.scene_json");
-      source.scene_name = snapshot->scene_name();
-      if (!request.overrides().empty())
-        invalid_argument("overrides", "cannot be combined with a snapshot");
+    case NewSession::Source::kSnapshot:
       break;
-    }
-    default:
-      invalid_argument("source",
-                       "one of scene_name, scene_json, uploaded_mesh or snapshot is required");
   }
-  for (int i = 0; i < request.overrides_size(); ++i) {
+  for (size_t i = 0; i < request.overrides.size(); ++i) {
     try {
-      apply_override(source.document, request.overrides(i), "");
+      apply_override(source.document, request.overrides[i], "");
     } catch (const SceneError& e) {
       invalid_argument("overrides[" + std::to_string(i) + "]", e.what());
     } catch (const nlohmann::json::exception& e) {
@@ -357,20 +248,18 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
   check_mesh_size(mesh, "scene");
 
   source.owner = owner;
-  source.audience = audience;
-  std::string id = request.session_id();
+  source.audience = request.audience.value_or(SessionAudience{});
+  std::string id = request.session_id;
   if (!id.empty() && !valid_session_id(id))
     invalid_argument("session_id", "must be 1-64 letters, digits, '-' or '_'");
   if (id.empty()) id = new_session_id();
-  auto session = std::make_shared<Session>(id, request.label(), std::move(scene), std::move(source),
+  auto session = std::make_shared<Session>(id, request.label, std::move(scene), std::move(source),
                                            options_.session, bodies_, metrics_);
-  session->idle_timeout_s = request.idle_timeout_s() > 0
-                                ? std::min(request.idle_timeout_s(), options_.max_idle_timeout_s)
+  session->idle_timeout_s = request.idle_timeout_s > 0
+                                ? std::min(request.idle_timeout_s, options_.max_idle_timeout_s)
                                 : options_.idle_timeout_s;
-  if (snapshot) {
-    session->restore(
-        snapshot_state_from_proto(*snapshot, static_cast<size_t>(session->mesh().num_vertices())));
-  }
+  if (request.restored_state)
+    session->restore(request.restored_state(static_cast<size_t>(session->mesh().num_vertices())));
   {
     std::lock_guard lock(mutex_);
     // Again: the server may have filled up, begun shutting down, or taken a concurrent create of
@@ -382,12 +271,71 @@ std::shared_ptr<Session> SessionManager::create(const v1::CreateSessionRequest& 
     moved_.erase(id);  // a session that comes back is no longer elsewhere
   }
   metrics_.sessions_created.fetch_add(1);
-  session->running = !request.start_paused();
+  session->running = !request.start_paused;
   if (session->running) scheduler_.start(session);
   spdlog::info("event=session_created session={} scene={} vertices={} tetrahedra={} paused={}", id,
                logfmt_value(session->scene_name()), mesh.num_vertices(), mesh.tets.size(),
-               request.start_paused());
+               request.start_paused);
   return session;
+}
+
+void SessionManager::take_upload(const UploadedMeshData& data, const std::string& field,
+                                 const Caller& caller, SessionSource& source) {
+  try {
+    LoadedMesh loaded = load_mesh_content(data.format, data.file_name, data.content, data.elements);
+    check_mesh_size(loaded.mesh, field + ".content");
+    if (caller.quota.max_upload_vertices > 0 &&
+        loaded.mesh.num_vertices() > caller.quota.max_upload_vertices)
+      refuse_quota(metrics_, "max_upload_vertices", caller,
+                   field + ".content has " + std::to_string(loaded.mesh.num_vertices()) +
+                       " vertices; at most " + std::to_string(caller.quota.max_upload_vertices) +
+                       " may be uploaded");
+    source.uploaded_mesh = std::make_shared<const TetMesh>(std::move(loaded.mesh));
+  } catch (const MeshError& e) {
+    invalid_argument(field + ".content", e.what());
+  }
+  source.uploaded_key = content_key(data.content, data.elements, static_cast<int>(data.format));
+  source.uploaded = data;
+}
+
+nlohmann::json SessionManager::read_shipped_scene(const std::string& name) const {
+  if (!valid_scene_name(name))
+    invalid_argument("scene_name", "must be 1-64 letters, digits, '-' or '_'");
+  const fs::path path = fs::path(options_.scenes_dir) / (name + ".json");
+  if (!fs::exists(path)) {
+    std::string names;
+    for (const SceneListing& s : list_scenes()) names += (names.empty() ? "" : ", ") + s.name;
+    throw ApiError(grpc::StatusCode::NOT_FOUND,
+                   "scene_name: no scene '" + name + "' (available: " + names + ")");
+  }
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    invalid_argument("scene_name", std::string("invalid JSON: ") + e.what());
+  }
+}
+
+// A client's document may only name mesh files inside the server's project folder.
+void SessionManager::check_mesh_file_inside_project(const nlohmann::json& document) const {
+  if (!document.contains("mesh") || !document["mesh"].is_object() ||
+      !document["mesh"].contains("file"))
+    return;
+  const auto& file = document["mesh"]["file"];
+  const fs::path root = fs::weakly_canonical(fs::path(options_.scenes_dir) / "..");
+  const fs::path resolved =
+      file.is_string()
+          ? fs::weakly_canonical(fs::path(options_.scenes_dir) / file.get<std::string>())
+          : fs::path();
+  const std::string r = resolved.string(), rt = root.string();
+  if (!file.is_string() || fs::path(file.get<std::string>()).is_absolute() ||
+      r.compare(0, rt.size(), rt) != 0) {
+    invalid_argument("scene_json",
+                     "/mesh/file: must be a relative path inside the server's scene and mesh "
+                     "folders (upload other meshes: CreateSession.uploaded_mesh, softbody-client "
+                     "create --mesh FILE)");
+  }
 }
 
 std::shared_ptr<Session> SessionManager::find_for(const Caller& caller, const std::string& id,
@@ -411,7 +359,13 @@ std::shared_ptr<Session> SessionManager::find(const std::string& id) {
   }
   // A session that left for another host may have come back to the shared store since (that host
   // drained): the store is asked before the tombstone answers.
-  if (auto adopted = adopt_from_store(id)) return adopted;
+  StoreLookup lookup;
+  {
+    std::lock_guard lock(lookup_mutex_);
+    lookup = store_lookup_;
+  }
+  if (lookup)
+    if (auto adopted = lookup(id)) return adopted;
   if (moved) {
     throw ApiError(v1::status_with_moved(
         grpc::StatusCode::NOT_FOUND,
@@ -420,83 +374,6 @@ std::shared_ptr<Session> SessionManager::find(const std::string& id) {
         *moved));
   }
   throw ApiError(grpc::StatusCode::NOT_FOUND, "session_id: no session '" + id + "'");
-}
-
-std::shared_ptr<Session> SessionManager::adopt_from_store(const std::string& id) {
-  if (!store_ || !valid_session_id(id) || shutting_down()) return nullptr;
-  std::lock_guard adopt_lock(adopt_mutex_);
-  {
-    std::lock_guard lock(mutex_);  // restored by a request that held adopt_mutex_ before us?
-    if (auto it = sessions_.find(id); it != sessions_.end()) return it->second;
-  }
-  std::optional<v1::StoredSession> stored;
-  try {
-    stored = store_->claim(id);
-  } catch (const std::exception& e) {
-    spdlog::error("event=store_unreadable session={} error={}", id, logfmt_value(e.what()));
-    throw ApiError(grpc::StatusCode::DATA_LOSS,
-                   "session_id: the stored snapshot of '" + id + "' is unreadable");
-  }
-  if (!stored) return nullptr;
-  try {
-    auto session = adopt(*stored);
-    store_->release(id, true);
-    return session;
-  } catch (...) {
-    store_->release(id, false);  // leave it for another host (or a later try)
-    throw;
-  }
-}
-
-v1::CreateSessionRequest restore_request(const v1::StoredSession& stored) {
-  v1::CreateSessionRequest request;
-  *request.mutable_snapshot() = stored.snapshot();
-  request.set_session_id(stored.session_id());
-  request.set_label(stored.label());
-  request.set_owner(stored.owner());
-  request.set_audience(stored.audience());
-  request.set_idle_timeout_s(stored.idle_timeout_s());
-  request.set_start_paused(!stored.running());
-  return request;
-}
-
-std::shared_ptr<Session> SessionManager::adopt(const v1::StoredSession& stored) {
-  auto session = create(restore_request(stored));
-  // A timeout of 0 was the preloaded session's "never": keep it.
-  if (stored.idle_timeout_s() == 0) session->idle_timeout_s = 0;
-  spdlog::info("event=session_adopted session={} step={} from_host={} running={}",
-               stored.session_id(), stored.snapshot().step(), logfmt_value(stored.saved_by()),
-               stored.running());
-  return session;
-}
-
-int SessionManager::adopt_all_stored() {
-  if (!store_) return 0;
-  int adopted = 0;
-  for (const std::string& id : store_->stored_ids()) {
-    try {
-      if (adopt_from_store(id)) ++adopted;
-    } catch (const std::exception& e) {
-      spdlog::error("event=adopt_failed session={} error={}", id, logfmt_value(e.what()));
-    }
-  }
-  return adopted;
-}
-
-v1::StoredSession SessionManager::stored_form(Session& s, bool was_running) const {
-  v1::StoredSession stored;
-  stored.set_session_id(s.id());
-  stored.set_label(s.label());
-  stored.set_owner(s.owner());
-  stored.set_audience(audience_text(s.audience()));
-  stored.set_idle_timeout_s(s.idle_timeout_s);
-  stored.set_running(was_running);
-  to_proto(s.snapshot(), *stored.mutable_snapshot());
-  stored.set_saved_by(options_.host);
-  stored.set_saved_at_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
-                                  std::chrono::system_clock::now().time_since_epoch())
-                                  .count());
-  return stored;
 }
 
 void SessionManager::hand_off(const std::string& id, const v1::SessionMoved& moved) {
@@ -519,33 +396,23 @@ void SessionManager::hand_off(const std::string& id, const v1::SessionMoved& mov
                logfmt_value(moved.reason()), logfmt_value(moved.grpc_address()));
 }
 
-int SessionManager::drain_to_store() {
-  std::vector<std::shared_ptr<Session>> sessions;
-  {
-    std::lock_guard lock(mutex_);
-    shutting_down_ = true;
-    for (const auto& [id, s] : sessions_) sessions.push_back(s);
-  }
-  if (!store_) return 0;
-  int saved = 0;
-  for (const auto& s : sessions) {
-    const bool was_running = s->running;
-    s->pause_stepping();  // the state is final from here on
-    try {
-      store_->save(stored_form(*s, was_running));
-      ++saved;
-      v1::SessionMoved moved;
-      moved.set_session_id(s->id());
-      moved.set_reason("drained");
-      hand_off(s->id(), moved);
-    } catch (const std::exception& e) {
-      // The session cannot be saved (disk full?): it stays here and ends with the server.
-      spdlog::error("event=drain_failed session={} error={}", s->id(), logfmt_value(e.what()));
-    }
-  }
-  spdlog::info("event=drained saved={} of={} store={}", saved, sessions.size(),
-               logfmt_value(store_->dir().string()));
-  return saved;
+std::vector<std::shared_ptr<Session>> SessionManager::refuse_new_sessions() {
+  std::lock_guard lock(mutex_);
+  shutting_down_ = true;
+  std::vector<std::shared_ptr<Session>> held;
+  for (const auto& [id, s] : sessions_) held.push_back(s);
+  return held;
+}
+
+std::shared_ptr<Session> SessionManager::held(const std::string& id) const {
+  std::lock_guard lock(mutex_);
+  auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+void SessionManager::set_store_lookup(StoreLookup lookup) {
+  std::lock_guard lock(lookup_mutex_);
+  store_lookup_ = std::move(lookup);
 }
 
 std::vector<std::shared_ptr<Session>> SessionManager::list() const {

@@ -2,6 +2,7 @@
 // between sessions with the same mesh and material; expires idle sessions.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -12,7 +13,7 @@
 #include "server/auth/caller.h"
 #include "server/cluster/capacity.h"
 #include "server/cluster/moved_sessions.h"
-#include "server/cluster/snapshot_store.h"
+#include "server/sessions/new_session.h"
 #include "server/sessions/scheduler.h"
 #include "server/sessions/session.h"
 #include "softbody/v1/cluster.pb.h"
@@ -29,17 +30,11 @@ struct ManagerOptions {
   double idle_timeout_s = 600;  // default for sessions that ask for none
   double max_idle_timeout_s = 86400;
   SessionLimits session;
-  std::string snapshot_store;      // folder for drained sessions; empty: none
-  std::string host = "localhost";  // this host's name (store claims, logs)
 };
 
 struct SceneListing {
   std::string name, description;
 };
-
-// The CreateSession request that restores a stored session on any host: its snapshot under its
-// own id, label and timeout, running if it was.
-v1::CreateSessionRequest restore_request(const v1::StoredSession& stored);
 
 class SessionManager {
  public:
@@ -50,15 +45,21 @@ class SessionManager {
   // All creation paths; throws ApiError naming the request field at fault. The session's owner
   // is `caller` (or request.owner when the caller is an admin); the caller's quotas apply
   // (RESOURCE_EXHAUSTED naming the quota). Internal callers (preload, restore) are anonymous.
-  std::shared_ptr<Session> create(const softbody::v1::CreateSessionRequest& request,
+  std::shared_ptr<Session> create(const NewSession& request,
                                   const Caller& caller = Caller::anonymous());
   // Session `id` if `caller` may use it so (the access policy): NOT_FOUND as find, or
   // PERMISSION_DENIED for another user's session its audience does not open to the caller.
   std::shared_ptr<Session> find_for(const Caller& caller, const std::string& id, SessionUse use);
-  // NOT_FOUND. An id this host does not hold is looked up in the snapshot store and restored from
-  // there (a session drained by another host); one this host migrated away is NOT_FOUND with a
+  // NOT_FOUND. An id this host does not hold is asked of the store lookup, which may restore it
+  // (a session drained by another host); one this host migrated away is NOT_FOUND with a
   // SessionMoved detail naming where it went.
   std::shared_ptr<Session> find(const std::string& id);
+  // The session `id` if this host holds it (no lookup, no error); null otherwise.
+  std::shared_ptr<Session> held(const std::string& id) const;
+  // Asked by find() for a session this host does not hold (cluster/session_store.h); returns
+  // null when it has none. Empty: none is asked.
+  using StoreLookup = std::function<std::shared_ptr<Session>(const std::string& id)>;
+  void set_store_lookup(StoreLookup lookup);
   std::vector<std::shared_ptr<Session>> list() const;
   void remove(const std::string& id, const grpc::Status& reason);
 
@@ -68,21 +69,11 @@ class SessionManager {
 
   // --- hosts and capacity ---
   Capacity capacity() const;
-  const SnapshotStore* store() const { return store_.get(); }
-  // Restores a stored session under its own id (paused or running as it was saved).
-  std::shared_ptr<Session> adopt(const v1::StoredSession& stored);
-  // Restores every session in the store (at start with --adopt-stored); returns how many.
-  int adopt_all_stored();
-  // Session `s` (paused, so its state is final) as stored: snapshot, id, label, timeout, and
-  // `was_running`, whether it ran before it was paused (the restored session does again).
-  v1::StoredSession stored_form(Session& s, bool was_running) const;
   // Removes a session that now lives elsewhere: its streams end with UNAVAILABLE and the
   // SessionMoved detail, and later requests naming it get NOT_FOUND with the same detail.
   void hand_off(const std::string& id, const v1::SessionMoved& moved);
-  // On SIGTERM: refuses new sessions, pauses every session, saves it to the store and ends its
-  // streams with UNAVAILABLE and a "drained" SessionMoved detail. Returns how many were saved;
-  // without a store it only refuses new work (shut_down does the rest).
-  int drain_to_store();
+  // On SIGTERM: refuses new sessions from now on; returns the sessions held (to drain).
+  std::vector<std::shared_ptr<Session>> refuse_new_sessions();
 
   // Deletes sessions idle past their timeout; returns how many.
   int expire_idle();
@@ -100,9 +91,13 @@ class SessionManager {
   // Call with mutex_ held.
   void check_owner_quota(const Caller& caller, const std::string& owner);
   Capacity capacity_locked() const;  // updates the hysteresis and the cost book
-  std::shared_ptr<Session> adopt_from_store(const std::string& id);
   // Throws RESOURCE_EXHAUSTED naming `field` when the mesh exceeds --max-vertices/tetrahedra.
   void check_mesh_size(const TetMesh& mesh, const std::string& field);
+  // Parses and checks an uploaded mesh against the limits and the caller's quota.
+  void take_upload(const UploadedMeshData& data, const std::string& field, const Caller& caller,
+                   SessionSource& source);
+  nlohmann::json read_shipped_scene(const std::string& name) const;
+  void check_mesh_file_inside_project(const nlohmann::json& document) const;
   std::shared_ptr<const SceneBody> cached_body(
       const std::string& key, const std::function<std::shared_ptr<const SceneBody>()>& build);
 
@@ -119,8 +114,8 @@ class SessionManager {
   // below the hysteresis, and what each scene costs on this host.
   mutable bool cpu_full_ = false;
   mutable SceneCostBook cost_book_;
-  std::unique_ptr<SnapshotStore> store_;
-  std::mutex adopt_mutex_;  // one store restore at a time (two requests for one drained session)
+  mutable std::mutex lookup_mutex_;
+  StoreLookup store_lookup_;
 
   mutable std::mutex cache_mutex_;
   std::map<std::string, std::weak_ptr<const SceneBody>> body_cache_;

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <string>
 
-#include "server/api/api_error.h"
 #include "server/api/proto_convert.h"
+#include "server/api_error.h"
 
 namespace softbody::server {
 namespace {

@@ -6,7 +6,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/websocket.hpp>
 
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 #include "server/logging.h"
 #include "server/sessions/state_stream.h"
 #include "server/sessions/tool_commands.h"

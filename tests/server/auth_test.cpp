@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 #include "server/auth/access_policy.h"
 #include "server/auth/auth_command_line.h"
 #include "server/auth/jwt_verifier.h"

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "engine/tests/setting_probes.h"
-#include "server/api/api_error.h"
+#include "server/api_error.h"
 #include "server/api/settings_convert.h"
 
 namespace softbody::server {
