@@ -1,0 +1,13 @@
+// How a scene steps: dt, Rayleigh damping, the integrator and Newton's settings, the linear solver,
+// and the robustness limits (rollback speed, retries), into IntegratorOptions.
+#pragma once
+
+#include "engine/scene/json_reader.h"
+#include "engine/sim/integrator_options.h"
+
+namespace softbody {
+
+// `viscous_material`: the body's material has its own viscosity (stiffness damping must be 0).
+void read_step_options(JsonReader& root, bool viscous_material, IntegratorOptions& o);
+
+}  // namespace softbody
