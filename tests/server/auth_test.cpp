@@ -228,69 +228,6 @@ TEST(Jwt, ExpiredForgedAndIncompleteTokensAreRefusedSayingWhy) {
   EXPECT_FALSE(refusal("not.a.jwt").empty());
 }
 
-// --- the policy ---
-
-TEST(AccessPolicy, TraineesUseTheirOwnSessionsInstructorsAndAdminsAnyone) {
-  const Caller trainee{"alice", Role::kTrainee, {}, true};
-  const Caller instructor{"bob", Role::kInstructor, {}, true};
-  using server::SessionUse;
-  const server::SessionAudience owner_only;
-  for (SessionUse use : {SessionUse::kWatch, SessionUse::kSteer, SessionUse::kDelete}) {
-    EXPECT_TRUE(server::may_use_session(trainee, "alice", owner_only, use));
-    EXPECT_FALSE(server::may_use_session(trainee, "dave", owner_only, use));
-    EXPECT_TRUE(server::may_use_session(instructor, "alice", owner_only, use));
-    EXPECT_TRUE(server::may_use_session(Caller::anonymous(), "alice", owner_only, use));  // dev
-  }
-  EXPECT_NE(api_error(
-                [&] {
-                  server::require_session_use(trainee, "s1", "dave", owner_only,
-                                              SessionUse::kWatch);
-                },
-                grpc::StatusCode::PERMISSION_DENIED)
-                .find("instructor or admin role"),
-            std::string::npos);
-}
-
-// A session's audience opens it to more than its owner: watch and steer separately; deleting
-// stays the owner's (and instructors' and admins').
-TEST(AccessPolicy, AnAudienceOpensASessionToWatchOrSteer) {
-  using server::SessionUse;
-  const Caller trainee{"alice", Role::kTrainee, {}, true};
-  const server::SessionAudience watch_only =
-      server::parse_audience("watch=trainee,steer=instructor");
-  EXPECT_TRUE(server::may_use_session(trainee, "", watch_only, SessionUse::kWatch));
-  EXPECT_FALSE(server::may_use_session(trainee, "", watch_only, SessionUse::kSteer));
-  EXPECT_FALSE(server::may_use_session(trainee, "", watch_only, SessionUse::kDelete));
-  EXPECT_NE(
-      api_error(
-          [&] { server::require_session_use(trainee, "p", "", watch_only, SessionUse::kSteer); },
-          grpc::StatusCode::PERMISSION_DENIED)
-          .find("open to 'alice' (trainee) to watch, not to steer"),
-      std::string::npos);
-  const server::SessionAudience open = server::parse_audience("steer=trainee");
-  EXPECT_EQ(server::audience_text(open),
-            "watch=trainee,steer=trainee");  // steering implies watching
-  EXPECT_TRUE(server::may_use_session(trainee, "", open, SessionUse::kSteer));
-  EXPECT_FALSE(server::may_use_session(trainee, "", open, SessionUse::kDelete));
-  EXPECT_EQ(server::parse_audience(""), server::SessionAudience{});
-  EXPECT_EQ(server::parse_audience(server::audience_text(watch_only)), watch_only);  // round trip
-  EXPECT_THROW(server::parse_audience("watch=everyone"), std::invalid_argument);
-  EXPECT_THROW(server::parse_audience("join=trainee"), std::invalid_argument);
-}
-
-TEST(AccessPolicy, RolesAndAddresses) {
-  const Caller instructor{"bob", Role::kInstructor, {}, true};
-  EXPECT_NE(api_error([&] { server::require_role(instructor, Role::kAdmin, "MigrateSession"); },
-                      grpc::StatusCode::PERMISSION_DENIED)
-                .find("MigrateSession needs the admin role; 'bob' is an instructor"),
-            std::string::npos);
-  EXPECT_TRUE(server::is_loopback_address("127.0.0.1:50051"));
-  EXPECT_TRUE(server::is_loopback_address("[::1]:8080"));
-  EXPECT_TRUE(server::is_loopback_address("localhost:0"));
-  EXPECT_FALSE(server::is_loopback_address("0.0.0.0:50051"));
-  EXPECT_FALSE(server::is_loopback_address("10.0.0.5:50051"));
-}
-
 // --- a real server with a token file ---
 
 class Auth : public ::testing::Test {
