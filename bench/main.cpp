@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "bench/forces_benchmark.h"
+#include "bench/integrators_benchmark.h"
 #include "bench/solver_benchmark.h"
 #include "bench/step_benchmark.h"
 
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   softbody::bench::add_forces_benchmark(app);
   softbody::bench::add_step_benchmark(app);
   softbody::bench::add_solver_benchmark(app);
+  softbody::bench::add_integrators_benchmark(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -40,5 +40,22 @@ TEST(BenchSmoke, StepBenchmarkReportsTheBreakdown) {
   EXPECT_GT(j["matvec_vs_bandwidth_bound"].get<double>(), 0);
 }
 
+TEST(BenchSmoke, IntegratorsBenchmarkReportsWorkAndPrecision) {
+  test::ProcessResult r =
+      test::run_process(std::string(SOFTBODY_BENCH) + " integrators --json --min-seconds 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  for (const char* name : {"linearized-backward-euler", "implicit-euler", "bdf2", "bdf3"}) {
+    const auto& runs = j["integrators"][name];
+    ASSERT_EQ(runs.size(), 7u) << name;
+    for (const auto& run : runs) {
+      EXPECT_GT(run["wall_ms_median"].get<double>(), 0) << name;
+      EXPECT_GT(run["error_relative"].get<double>(), 0) << name;
+    }
+    // More steps, less error: the table plots.py draws is a work-precision curve.
+    EXPECT_LT(runs[6]["error_relative"].get<double>(), runs[0]["error_relative"].get<double>());
+  }
+}
+
 }  // namespace
 }  // namespace softbody
