@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Draws seed 001's validation plots from the JSON the reproduction scripts wrote beside this file
-(toy-spring.json, ex1.json, ex4.json, creep.json) into docs/validation/seed001-*.png. Needs Debian's
+(toy-spring.json, ex1.json, ex4.json, creep.json, ex11.json) into docs/validation/seed001-*.png. Needs Debian's
 python3-matplotlib (apt-get install python3-matplotlib). Usage: /usr/bin/python3
 docs/validation/seed001/plots.py"""
 import json
@@ -109,6 +109,24 @@ def creep():
     fig.savefig(OUT / "seed001-creep.png", dpi=110)
 
 
-for draw in (toy_spring, ex1, ex4, creep):
+def ex11():
+    data = load("ex11.json")
+    visco = data["viscoelastic"]
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    ax.plot([t for t, _ in visco["creep"]], [h for _, h in visco["creep"]], color="C3",
+            label="viscoelastic ball (creeps)")
+    for name, color in (("hard", "C0"), ("soft, long-term moduli of the viscoelastic ball", "C1"),
+                        ("soft", "C2")):
+        ax.axhline(data[name]["rest_mm"], color=color, ls="--", lw=1, label=f"{name} at rest")
+    ax.set_xlabel("time [s]")
+    ax.set_ylabel("mean vertex height change [mm] (contact at -200)")
+    ax.set_title("Ex. 11: the viscoelastic ball sags like the soft one, slowly")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(OUT / "seed001-ex11.png", dpi=110)
+
+
+for draw in (toy_spring, ex1, ex4, creep, ex11):
     draw()
     print("drew", draw.__name__)
