@@ -243,6 +243,54 @@ describe("browser client", () => {
     expect(trainee.problems).toEqual([]);
   });
 
+  it("shows Q and |G| for a constant-Q session and changes them live", async () => {
+    const page = instructor.page;
+    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
+      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+    await client.connect();
+    const created = await client.request({
+      case: "createSession",
+      value: {
+        source: {
+          case: "sceneJson",
+          value: JSON.stringify({
+            mesh: { box: { cells: [4, 2, 2], size: [0.2, 0.06, 0.1] } },
+            material: { model: "stvk-tl", nu: 0.45, density: 1000,
+              viscoelastic: { constant_q: { Q: 4.8, mu: 2500, frequency: 2 } } },
+            damping: { alpha: 0.5, beta: 0 }, dt: 0.02, fixed: [{ set: "xmin" }],
+          }),
+        },
+      },
+    });
+    expect(created.body.case).toBe("session");
+    const id = created.body.case === "session" ? created.body.value.id : "";
+    await page.goto(`${server.url}?session=${id}`);
+    await waitFor(async () => {
+      const s = await probe(page);
+      return s.sessionId === id && s.framesReceived > 2;
+    }, 30000, "the constant-Q session's frames");
+    // Q and |G| replace E, which the fit sets.
+    await waitFor(async () => await page.locator("#setting-viscous_quality").isEnabled(), 10000, "the Q slider");
+    expect(await page.locator("#setting-viscous_modulus").isVisible()).toBe(true);
+    expect(await page.locator("#setting-youngs_modulus").isDisabled()).toBe(true);
+    // Dragging Q to 10 (log scale: the slider holds log10 Q) updates the session.
+    await page.locator("#setting-viscous_quality").evaluate((e) => {
+      const slider = e as HTMLInputElement;
+      slider.value = "1";
+      slider.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    // The slider snaps to its step from its minimum (log10 2): what it holds is what is sent.
+    const sent = 10 ** Number(await page.locator("#setting-viscous_quality").inputValue());
+    expect(Math.abs(sent - 10)).toBeLessThan(0.1);
+    const settings = await settingsReader(id);
+    await waitFor(async () => Math.abs(((await settings.read())?.viscousQuality ?? 0) - sent) < 1e-9 * sent, 10000, "the new Q on the server");
+    expect(await page.locator("#setting-viscous_quality").evaluate((e) => e.parentElement?.querySelector("output")?.textContent)).toBe("10.0");
+    settings.close();
+    await client.request({ case: "deleteSession", value: { sessionId: id } });
+    client.close();
+    expect(instructor.problems).toEqual([]);
+  });
+
   it("shows the server's refusal clearly", async () => {
     const { page } = trainee;
     // --max-sessions 3: two more fit, the third is refused.
