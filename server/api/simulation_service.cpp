@@ -55,13 +55,15 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   to_proto(*session.latest(), *info.mutable_last_step());
   info.set_subscribers(session.num_subscribers());
   info.set_tools(session.num_tools());
-  const IntegratorOptions o = session.options();
+  // One consistent view: a settings change between separate reads would mix old and new.
+  const Session::Settings settings = session.settings();
+  const IntegratorOptions& o = settings.options;
   v1::EffectiveSettings& s = *info.mutable_settings();
-  const nlohmann::json document = session.document();
+  const nlohmann::json& document = settings.document;
   const nlohmann::json& material = document.at("material");
   const double length = scene_length_unit(document, session.scene_name());
   // The body's: a constant-Q material's E comes from its fit, not from the document.
-  const Material body_material = session.material();
+  const Material& body_material = settings.material;
   s.set_youngs_modulus(body_material.youngs_modulus);
   s.set_poisson_ratio(body_material.poisson_ratio);
   s.set_damping_alpha(o.alpha);

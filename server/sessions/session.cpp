@@ -65,6 +65,11 @@ nlohmann::json Session::document() const {
   return document_;
 }
 
+Session::Settings Session::settings() const {
+  std::lock_guard lock(settings_mutex_);
+  return {options_, material_, document_};
+}
+
 double Session::cpu_load() const {
   return running ? cost_.load() : 0.0;
 }

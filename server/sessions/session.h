@@ -130,6 +130,13 @@ class Session {
   IntegratorOptions options() const;
   Material material() const;
   nlohmann::json document() const;  // the scene with every settings change applied
+  // All three from one settings change (read apart, a concurrent UpdateSettings could mix them).
+  struct Settings {
+    IntegratorOptions options;
+    Material material;
+    nlohmann::json document;
+  };
+  Settings settings() const;
   double effective_tolerance() const { return effective_tolerance_.load(); }
   // Cores the session's real-time stepping takes (its CPU seconds per simulated second over its
   // recent steps, StepCostMeter); 0 while paused, negative until measured.
