@@ -48,7 +48,7 @@ NodalVolumeTerm::NodalVolumeTerm(std::shared_ptr<const MeshTopology> topology,
         "the average nodal pressure couples vertices that share a neighbour: build the topology "
         "with MatrixCoupling::kSecondNeighbours");
   }
-  if (!(kappa >= 0)) throw std::invalid_argument("nodal bulk stiffness must be >= 0");
+  if (!(kappa >= 0)) throw NodalVolumeError("nodal bulk stiffness must be >= 0");
   const auto& tets = topo.tets();
   const auto nv = static_cast<size_t>(topo.num_vertices());
   build_vertex_corners(topo, vertex_corner_offsets_, vertex_corners_);
@@ -60,8 +60,8 @@ NodalVolumeTerm::NodalVolumeTerm(std::shared_ptr<const MeshTopology> topology,
   }
   for (size_t v = 0; v < nv; ++v) {
     if (!(rest_volume_[v] > 0))
-      throw std::invalid_argument("average nodal pressure: vertex " + std::to_string(v) +
-                                  " has no positive volume around it");
+      throw NodalVolumeError("average nodal pressure: vertex " + std::to_string(v) +
+                             " has no positive volume around it");
   }
 
   // star(a) = a and its mesh neighbours, ascending.

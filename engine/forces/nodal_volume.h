@@ -22,6 +22,8 @@
 // must be built with MatrixCoupling::kSecondNeighbours.
 #pragma once
 
+#include <stdexcept>
+
 #include "engine/forces/force_model.h"
 #include "engine/forces/model_with_term.h"
 
@@ -33,6 +35,13 @@ inline constexpr double kElementLambdaOverMu = 1.0;
 // min(lambda, kElementLambdaOverMu mu); and the nodal term's kappa = lambda - lambda_e.
 Material nodal_split(const Material& material);
 double nodal_kappa(const Material& material);
+
+// Why the average nodal pressure cannot be built for a mesh (a vertex with no volume around it): a
+// type of its own so that scene errors name material.pressure, not the model.
+class NodalVolumeError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
 
 class NodalVolumeTerm {
  public:

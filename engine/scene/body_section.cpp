@@ -146,6 +146,8 @@ std::shared_ptr<const SceneBody> read_body(JsonReader mesh_section, JsonReader m
     body->volumetric = parse_volumetric_kind(mat.string("volumetric", "none"));
     body->forces = make_force_model(body->model_name, body->topology, body->mesh.vertices, material,
                                     body->volumetric, body->nodal_pressure);
+  } catch (const NodalVolumeError& e) {
+    mat.fail("pressure", e.what());
   } catch (const std::invalid_argument& e) {
     mat.fail(mat.has("volumetric") ? "volumetric" : "model", e.what());
   }
