@@ -74,6 +74,9 @@ describe("first contact", () => {
       expect(browser.problems).toEqual([]);
     } finally {
       client.close();
+      // Off the page first: a page left on a stopped server keeps reconnecting, and its refused
+      // connections would land in the next test's problems.
+      await browser.page.goto("about:blank");
       expect(await server.stop()).toBe(0);
     }
   });
@@ -100,6 +103,9 @@ describe("first contact", () => {
       expect(browser.problems).toEqual([]);
     } finally {
       client.close();
+      // Off the page first: a page left on a stopped server keeps reconnecting, and its refused
+      // connections would land in the next test's problems.
+      await browser.page.goto("about:blank");
       expect(await server.stop()).toBe(0);
     }
   });
