@@ -132,7 +132,7 @@ void add_run_command(CLI::App& app) {
       std::snprintf(name, sizeof(name), "%s_%06ld.vtu", scene.name.c_str(), s.step);
       std::vector<double> density =
           strain_energy_density(scene.body->model_name, scene.body->mesh, scene.body->material,
-                                scene.body->volumetric, s.p);
+                                scene.body->volumetric, s.p, scene.body->nodal_pressure);
       write_state_vtu((vtu_dir / name).string(), scene.body->mesh, s.p, &s.v, &density);
     };
 

@@ -9,6 +9,8 @@
 #include <random>
 #include <set>
 
+#include "engine/forces/energy_density.h"
+#include "engine/forces/tet_volume.h"
 #include "engine/forces/verification.h"
 #include "engine/mesh/box_generator.h"
 #include "engine/scene/scene.h"
@@ -62,6 +64,27 @@ TEST(NodalVolume, ForcesAndStiffnessMatchFiniteDifferences) {
       auto model = make_force_model(name, topo, box.vertices, material, volumetric, true);
       EXPECT_LT(force_vs_energy_error(*model, p), 1e-6) << name;
       EXPECT_LT(stiffness_vs_force_error(*model, p), 1e-6) << name;
+    }
+  }
+}
+
+// VTU output's energy density under nodal pressure: the element law's (split material), the
+// penalty's and the nodal term's, shared among the tetrahedra, sum to the model's energy.
+TEST(NodalVolume, EnergyDensitiesSumToTheTotalEnergy) {
+  const TetMesh box = make_box_mesh({.nx = 3, .ny = 2, .nz = 2, .size = Vec3(0.3, 0.2, 0.2)});
+  auto topo = coupled(box);
+  const Material material{1e5, 0.495};
+  const Vec3Array p = random_smooth_deformation(box.vertices, 0.15, 3);
+  for (const std::string& name : force_model_names()) {
+    for (VolumetricKind volumetric : {VolumetricKind::kNone, VolumetricKind::kCubic}) {
+      auto model = make_force_model(name, topo, box.vertices, material, volumetric, true);
+      const std::vector<double> density =
+          strain_energy_density(name, box, material, volumetric, p, true);
+      double total = 0;
+      for (size_t t = 0; t < box.tets.size(); ++t)
+        total += density[t] * six_signed_volume(box.vertices, box.tets[t]) / 6;
+      const double energy = model->evaluate(p, kEvalEnergy).energy;
+      EXPECT_NEAR(total, energy, 1e-11 * energy) << name;
     }
   }
 }
