@@ -53,7 +53,11 @@ void polar_decomposition(const Mat3& f, Mat3& r, Mat3& s) {
 
 void corotational_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
                           double lambda, double mu, unsigned what, ElementContribution& c) {
-  const Mat3 f = deformation_gradient(p, tet, g);
+  corotational_element_of(deformation_gradient(p, tet, g), g, lambda, mu, what, c);
+}
+
+void corotational_element_of(const Mat3& f, const TetRestGeometry& g, double lambda, double mu,
+                             unsigned what, ElementContribution& c) {
   Mat3 r, s;
   polar_decomposition(f, r, s);
   const Mat3 strain = s - Mat3::Identity();

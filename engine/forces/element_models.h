@@ -30,27 +30,30 @@ void stvk_tl_element_prestressed(const Vec3Array& p, const Tet& tet, const TetRe
 // "stiffness warping" approximation R K0 R^T drops the dR terms.)
 void corotational_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
                           double lambda, double mu, unsigned what, ElementContribution& c);
+// The same from the element's deformation gradient F (for laws that need F themselves).
+void corotational_element_of(const Mat3& f, const TetRestGeometry& g, double lambda, double mu,
+                             unsigned what, ElementContribution& c);
 
 // Rotation R (det +1) and symmetric S with F = R S. For inverted F the smallest singular value
 // becomes negative so that R stays a rotation.
 void polar_decomposition(const Mat3& f, Mat3& r, Mat3& s);
 
-// Kernels name a law and compute one tetrahedron's contribution.
-struct StvkTotalLagrangianKernel {
-  static constexpr const char* kName = "stvk-tl";
+// Kernels name a law and compute one tetrahedron's contribution: ElementModel<Kernel> wraps them.
+using ElementFunction = void (*)(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
+                                 double lambda, double mu, unsigned what, ElementContribution& c);
+template <ElementFunction Element, const char* Name>
+struct KernelOf {
+  static constexpr const char* kName = Name;
   static void element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
                       double mu, unsigned what, ElementContribution& c) {
-    stvk_tl_element(p, tet, g, lambda, mu, what, c);
+    Element(p, tet, g, lambda, mu, what, c);
   }
 };
 
-struct CorotationalKernel {
-  static constexpr const char* kName = "corotational";
-  static void element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
-                      double mu, unsigned what, ElementContribution& c) {
-    corotational_element(p, tet, g, lambda, mu, what, c);
-  }
-};
+inline constexpr char kStvkTotalLagrangianName[] = "stvk-tl";
+inline constexpr char kCorotationalName[] = "corotational";
+using StvkTotalLagrangianKernel = KernelOf<stvk_tl_element, kStvkTotalLagrangianName>;
+using CorotationalKernel = KernelOf<corotational_element, kCorotationalName>;
 
 template <typename Kernel>
 class ElementModel final : public ForceModel {

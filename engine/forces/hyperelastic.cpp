@@ -121,8 +121,8 @@ void mooney_rivlin_element(const Vec3Array& p, const Tet& tet, const TetRestGeom
 void hybrid_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
                     double mu, unsigned what, ElementContribution& c) {
   // The corotated shear is the corotational law without lambda; Green's volume is added.
-  corotational_element(p, tet, g, 0, mu, what, c);
   const Mat3 f = deformation_gradient(p, tet, g);
+  corotational_element_of(f, g, 0, mu, what, c);
   const double tr_e = 0.5 * ((f.transpose() * f).trace() - 3);
   c.energy += g.volume * 0.5 * lambda * tr_e * tr_e;
   if (!(what & (kEvalForces | kEvalStiffness))) return;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include "engine/forces/element_assembly.h"
+#include "engine/forces/element_models.h"
 #include "engine/forces/rest_geometry.h"
 
 namespace softbody {
@@ -30,28 +31,11 @@ void mooney_rivlin_element(const Vec3Array& p, const Tet& tet, const TetRestGeom
 void hybrid_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
                     double mu, unsigned what, ElementContribution& c);
 
-struct NeoHookeanKernel {
-  static constexpr const char* kName = "neo-hookean";
-  static void element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
-                      double mu, unsigned what, ElementContribution& c) {
-    neo_hookean_element(p, tet, g, lambda, mu, what, c);
-  }
-};
-
-struct MooneyRivlinKernel {
-  static constexpr const char* kName = "mooney-rivlin";
-  static void element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
-                      double mu, unsigned what, ElementContribution& c) {
-    mooney_rivlin_element(p, tet, g, lambda, mu, what, c);
-  }
-};
-
-struct HybridKernel {
-  static constexpr const char* kName = "hybrid";
-  static void element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
-                      double mu, unsigned what, ElementContribution& c) {
-    hybrid_element(p, tet, g, lambda, mu, what, c);
-  }
-};
+inline constexpr char kNeoHookeanName[] = "neo-hookean";
+inline constexpr char kMooneyRivlinName[] = "mooney-rivlin";
+inline constexpr char kHybridName[] = "hybrid";
+using NeoHookeanKernel = KernelOf<neo_hookean_element, kNeoHookeanName>;
+using MooneyRivlinKernel = KernelOf<mooney_rivlin_element, kMooneyRivlinName>;
+using HybridKernel = KernelOf<hybrid_element, kHybridName>;
 
 }  // namespace softbody
