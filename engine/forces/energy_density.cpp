@@ -21,7 +21,7 @@ std::vector<double> strain_energy_density(const std::string& model, const TetMes
     double w = entry.element_energy(p, rest.vertices, tet, g, lambda, mu);
     const double theta = six_signed_volume(p, tet) / six_signed_volume(rest.vertices, tet) - 1;
     double psi, dpsi, ddpsi;
-    volumetric_density(volumetric, material, theta, psi, dpsi, ddpsi);
+    volumetric_density(volumetric, element, theta, psi, dpsi, ddpsi);
     w += g.volume * psi;
     density[t] = w;  // energy for now; per volume below
   }

@@ -10,9 +10,9 @@
 
 namespace softbody {
 
-// With `nodal_pressure` (as make_force_model builds it): the element law with nodal_split's
-// material, the volumetric penalty with the full one, and each vertex's nodal volume energy
-// shared among its tetrahedra by their part of its volume.
+// With `nodal_pressure` (as make_force_model builds it): the element law and the volumetric
+// penalty with nodal_split's material, and each vertex's nodal volume energy shared among its
+// tetrahedra by their part of its volume.
 std::vector<double> strain_energy_density(const std::string& model, const TetMesh& rest,
                                           const Material& material, VolumetricKind volumetric,
                                           const Vec3Array& p, bool nodal_pressure = false);

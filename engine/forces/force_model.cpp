@@ -47,10 +47,13 @@ std::unique_ptr<ForceModel> make_force_model(const std::string& name,
                                              const Vec3Array& rest_positions,
                                              const Material& material, VolumetricKind volumetric,
                                              bool nodal_pressure) {
-  std::unique_ptr<ForceModel> model = force_model_entry(name).make(
-      topology, rest_positions, nodal_pressure ? nodal_split(material) : material);
+  // Under nodal pressure the element law and its volumetric penalty (an inversion guard) keep
+  // only the split material's lambda: the full one per element would lock again.
+  const Material element = nodal_pressure ? nodal_split(material) : material;
+  std::unique_ptr<ForceModel> model =
+      force_model_entry(name).make(topology, rest_positions, element);
   if (volumetric != VolumetricKind::kNone) {
-    VolumetricTerm term(topology, rest_positions, material, volumetric);
+    VolumetricTerm term(topology, rest_positions, element, volumetric);
     model = std::make_unique<ModelWithVolumetric>(std::move(model), std::move(term));
   }
   if (!nodal_pressure) return model;

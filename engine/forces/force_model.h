@@ -72,7 +72,8 @@ void prepare_force_output(const MeshTopology& topology, unsigned what, ForceOutp
 
 // Model names: "stvk-edge", "stvk-tl", "nsn", "corotational". With `nodal_pressure` the law
 // keeps its volume per vertex (average nodal pressure, forces/nodal_volume.h; the topology must
-// couple second neighbours); the volumetric penalty stays per element.
+// couple second neighbours); the volumetric penalty stays per element, with the element law's
+// split material.
 std::unique_ptr<ForceModel> make_force_model(const std::string& name,
                                              std::shared_ptr<const MeshTopology> topology,
                                              const Vec3Array& rest_positions,
