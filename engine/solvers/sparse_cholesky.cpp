@@ -119,7 +119,7 @@ struct SparseCholesky::Impl {
   }
 };
 
-SparseCholesky::SparseCholesky() : impl_(std::make_unique<Impl>()) {}
+SparseCholesky::SparseCholesky(FactorForm form) : impl_(std::make_unique<Impl>()), form_(form) {}
 SparseCholesky::~SparseCholesky() = default;
 
 double SparseCholesky::analyze(const SymmetricCsc& a) {
@@ -129,7 +129,9 @@ double SparseCholesky::analyze(const SymmetricCsc& a) {
   impl_->current = nullptr;
   // CHOLMOD_AUTO: simplicial when flops per nonzero of L are few (the knight: 1,662 unknowns,
   // factored in 1.0 ms simplicial against 1.6 ms supernodal), supernodal BLAS-3 otherwise.
-  impl_->primary = impl_->analyze_as(a, CHOLMOD_AUTO);
+  impl_->primary = impl_->analyze_as(a, form_ == FactorForm::kSimplicial   ? CHOLMOD_SIMPLICIAL
+                                        : form_ == FactorForm::kSupernodal ? CHOLMOD_SUPERNODAL
+                                                                           : CHOLMOD_AUTO);
   predicted_nnz_ = impl_->common.lnz;
   predicted_flops_ = impl_->common.fl;
   info_ = FactorInfo{};
@@ -247,6 +249,80 @@ void SparseCholesky::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
                       &impl_->e, &impl_->common))
     throw std::runtime_error("CHOLMOD solve failed");
   x = Eigen::Map<const Eigen::VectorXd>(static_cast<const double*>(impl_->x->x), b.size());
+}
+
+void SparseCholesky::solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const {
+  if (!impl_->current) throw std::logic_error("SparseCholesky::solve before a factorization");
+  cholmod_dense rhs{};
+  rhs.nrow = static_cast<size_t>(b.rows());
+  rhs.ncol = static_cast<size_t>(b.cols());
+  rhs.d = rhs.nrow;
+  rhs.nzmax = rhs.nrow * rhs.ncol;
+  rhs.x = const_cast<double*>(b.data());  // Eigen's default is column-major, as CHOLMOD's
+  rhs.xtype = CHOLMOD_REAL;
+  rhs.dtype = CHOLMOD_DOUBLE;
+  if (!cholmod_solve2(CHOLMOD_A, impl_->current, &rhs, nullptr, &impl_->x, nullptr, &impl_->y,
+                      &impl_->e, &impl_->common))
+    throw std::runtime_error("CHOLMOD solve failed");
+  x = Eigen::Map<const Eigen::MatrixXd>(static_cast<const double*>(impl_->x->x), b.rows(),
+                                        b.cols());
+}
+
+namespace {
+
+// A CHOLMOD result as an Eigen matrix (copied), packed or not.
+Eigen::SparseMatrix<double> to_eigen(const cholmod_sparse& s) {
+  std::vector<Eigen::Triplet<double>> entries;
+  const auto* p = static_cast<const int*>(s.p);
+  const auto* nz = static_cast<const int*>(s.nz);
+  const auto* i = static_cast<const int*>(s.i);
+  const auto* x = static_cast<const double*>(s.x);
+  for (size_t j = 0; j < s.ncol; ++j) {
+    const int end = s.packed ? p[j + 1] : p[j] + nz[j];
+    for (int k = p[j]; k < end; ++k) entries.emplace_back(i[k], static_cast<int>(j), x[k]);
+  }
+  Eigen::SparseMatrix<double> out(static_cast<Eigen::Index>(s.nrow),
+                                  static_cast<Eigen::Index>(s.ncol));
+  out.setFromTriplets(entries.begin(), entries.end());
+  return out;
+}
+
+}  // namespace
+
+Eigen::MatrixXd SparseCholesky::inverse_quadratic_form(const Eigen::SparseMatrix<double>& b) const {
+  if (!impl_->current)
+    throw std::logic_error("SparseCholesky::inverse_quadratic_form before a factorization");
+  Eigen::SparseMatrix<double, Eigen::ColMajor, int> compressed = b;
+  compressed.makeCompressed();
+  cholmod_sparse view{};
+  view.nrow = static_cast<size_t>(compressed.rows());
+  view.ncol = static_cast<size_t>(compressed.cols());
+  view.nzmax = static_cast<size_t>(compressed.nonZeros());
+  view.p = compressed.outerIndexPtr();
+  view.i = compressed.innerIndexPtr();
+  view.x = compressed.valuePtr();
+  view.stype = 0;
+  view.itype = CHOLMOD_INT;
+  view.xtype = CHOLMOD_REAL;
+  view.dtype = CHOLMOD_DOUBLE;
+  view.sorted = true;
+  view.packed = true;
+  cholmod_common& common = impl_->common;
+  cholmod_sparse* permuted = cholmod_spsolve(CHOLMOD_P, impl_->current, &view, &common);
+  cholmod_sparse* half =
+      permuted ? cholmod_spsolve(CHOLMOD_L, impl_->current, permuted, &common) : nullptr;
+  cholmod_sparse* scaled =
+      half ? cholmod_spsolve(CHOLMOD_D, impl_->current, half, &common) : nullptr;
+  if (!scaled) {
+    cholmod_free_sparse(&permuted, &common);
+    cholmod_free_sparse(&half, &common);
+    throw std::runtime_error("CHOLMOD sparse half-solve failed");
+  }
+  const Eigen::SparseMatrix<double> y = to_eigen(*half), z = to_eigen(*scaled);
+  cholmod_free_sparse(&permuted, &common);
+  cholmod_free_sparse(&half, &common);
+  cholmod_free_sparse(&scaled, &common);
+  return Eigen::MatrixXd(y.transpose() * z);
 }
 
 void stop_blas_thread_pool() {

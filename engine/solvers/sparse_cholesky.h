@@ -8,6 +8,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 #include <chrono>
 #include <memory>
 
@@ -16,9 +17,13 @@
 
 namespace softbody {
 
+// CHOLMOD's choice between its simplicial (LDL^T) and supernodal (BLAS-3 LL^T) forms, by the flops
+// per factor entry; tests force either to cover both.
+enum class FactorForm { kAuto, kSimplicial, kSupernodal };
+
 class SparseCholesky {
  public:
-  SparseCholesky();
+  explicit SparseCholesky(FactorForm form = FactorForm::kAuto);
   ~SparseCholesky();
   SparseCholesky(const SparseCholesky&) = delete;
   SparseCholesky& operator=(const SparseCholesky&) = delete;
@@ -44,6 +49,13 @@ class SparseCholesky {
 
   // x = F^-1 b with the last factor F.
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
+  // The same for every column of b at once (one pass over the factor per block of columns).
+  void solve(const Eigen::MatrixXd& b, Eigen::MatrixXd& x) const;
+  // W = B^T F^-1 B for a sparse B (n x m) and the last factor F = P^T L D L^T P: the Delassus
+  // operator of constraint rows J = B^T (contact, seed 002). By half-solves, Y = L^-1 P B (sparse:
+  // a column touches only its rows' elimination-tree paths) and W = Y^T D^-1 Y (D = I for an
+  // LL^T factor), instead of m full solves. For a shifted factor it is that of A + sigma I.
+  Eigen::MatrixXd inverse_quadratic_form(const Eigen::SparseMatrix<double>& b) const;
 
  private:
   // The shift ladder, relative to the mean |diagonal|: 4x per rung from kFirstRung.
@@ -60,6 +72,7 @@ class SparseCholesky {
   struct Impl;
   std::unique_ptr<Impl> impl_;
   FactorInfo info_;
+  FactorForm form_;
   double predicted_nnz_ = 0, predicted_flops_ = 0;
 };
 

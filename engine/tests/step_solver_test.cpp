@@ -66,6 +66,58 @@ TEST(SparseCholesky, FactorsDefiniteMatricesWithCholeskyAndIndefiniteOnesWithLdl
   }
 }
 
+// Many right-hand sides at once, and the Delassus operator W = B^T A^-1 B by half-solves (contact,
+// seed 002): equal to B^T X with X the block solve (whose residual is checked against A), for
+// CHOLMOD's simplicial and supernodal forms, definite (Cholesky) and indefinite (LDL^T; the
+// supernodal form falls back to a simplicial LDL^T there).
+TEST(SparseCholesky, SolvesBlocksAndHalfSolvesGiveTheDelassusOperator) {
+  bool supernodal_seen = false, simplicial_seen = false;
+  for (FactorForm form : {FactorForm::kSimplicial, FactorForm::kSupernodal}) {
+    for (double shift : {2e4, -3e3}) {
+      const int cells = 4;
+      TestSystem sys(shift, 0.0, 0.3, cells);
+      const auto fixed = some_fixed(*sys.topology);
+      ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
+      SymmetricCsc csc(*sys.topology, fixed);
+      csc.assign(sys.a);
+      SparseCholesky factor(form);
+      factor.analyze(csc);
+      const FactorInfo info = factor.factorize(csc);
+      supernodal_seen = supernodal_seen || info.supernodal;
+      simplicial_seen = simplicial_seen || !info.supernodal;
+      // Contact-like rows: each a normal (1, 2, -1)/sqrt(6) spread over three vertices with
+      // barycentric weights.
+      const int m = 12;
+      std::vector<Eigen::Triplet<double>> entries;
+      const Eigen::Index vertices = op.size() / 3;
+      for (int k = 0; k < m; ++k) {
+        const double weights[3] = {0.2, 0.3, 0.5};
+        for (int j = 0; j < 3; ++j) {
+          const Eigen::Index v = (7 * k + 11 * j + 5) % vertices;
+          const Vec3 n = Vec3(1, 2, -1).normalized();
+          for (int c = 0; c < 3; ++c) entries.emplace_back(3 * v + c, k, weights[j] * n(c));
+        }
+      }
+      Eigen::SparseMatrix<double> jt(op.size(), m);
+      jt.setFromTriplets(entries.begin(), entries.end());
+      const Eigen::MatrixXd b(jt);
+      // The block solve, column by column against A.
+      Eigen::MatrixXd x;
+      factor.solve(b, x);
+      for (Eigen::Index k = 0; k < m; ++k) {
+        Eigen::VectorXd ax;
+        op.apply(x.col(k), ax);
+        EXPECT_LT((ax - b.col(k)).norm(), 1e-9 * b.col(k).norm()) << cells << " " << shift;
+      }
+      const Eigen::MatrixXd w = factor.inverse_quadratic_form(jt);
+      const Eigen::MatrixXd expected = b.transpose() * x;
+      EXPECT_LT((w - expected).norm(), 1e-9 * expected.norm()) << cells << " " << shift;
+      EXPECT_LT((w - w.transpose()).norm(), 1e-12 * w.norm());
+    }
+  }
+  EXPECT_TRUE(supernodal_seen && simplicial_seen) << "both factor forms must be covered";
+}
+
 TEST(StepSolver, DirectSolvesToToleranceInOneIteration) {
   TestSystem sys(2e4, 0.0, 0.1);
   ConstrainedBlockOperator op(*sys.topology, sys.a, some_fixed(*sys.topology));
