@@ -309,6 +309,19 @@ SolveReport StepSolver::solve_iteratively(const ConstrainedBlockOperator& a,
   return r;
 }
 
+Eigen::MatrixXd StepSolver::delassus(const ConstrainedBlockOperator& a,
+                                     const Eigen::SparseMatrix<double>& jt) const {
+  if (!factor_ || !factor_->ready() ||
+      (factor_->info().kind != FactorKind::kCholesky &&
+       factor_->info().kind != FactorKind::kShiftedCholesky))
+    throw std::logic_error("StepSolver::delassus needs a definite factor (solve first)");
+  Eigen::SparseMatrix<double> free = jt;
+  free.prune([&](Eigen::Index row, Eigen::Index, double) {
+    return !a.is_fixed(static_cast<Index>(row / 3));
+  });
+  return factor_->inverse_quadratic_form(free);
+}
+
 SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
                               Eigen::VectorXd& x, const SolverOptions& o) {
   const bool uses_factor = o.type == SolverType::kAuto || o.type == SolverType::kDirect ||

@@ -82,6 +82,14 @@ class StepSolver {
   // The factor in use, if any.
   const SparseCholesky* factor() const { return factor_.get(); }
 
+  // The Delassus operator W = J F^-1 J^T of constraint rows J (given as J^T: 3n x m) with the
+  // factor F the last solve left, as seed 002 reuses its preconditioner's factor: W is then that
+  // of the matrix F was made from (possibly a few steps old, or shifted to be definite), not
+  // exactly of today's A. Rows of fixed vertices are dropped (they do not move). Throws
+  // std::logic_error without a definite factor (contact needs W positive definite).
+  Eigen::MatrixXd delassus(const ConstrainedBlockOperator& a,
+                           const Eigen::SparseMatrix<double>& jt) const;
+
  private:
   void prepare_pattern(const ConstrainedBlockOperator& a);
   // Rebuilds the saved factor (if one was restored) once the pattern is known.

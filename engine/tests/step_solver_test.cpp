@@ -118,6 +118,50 @@ TEST(SparseCholesky, SolvesBlocksAndHalfSolvesGiveTheDelassusOperator) {
   EXPECT_TRUE(supernodal_seen && simplicial_seen) << "both factor forms must be covered";
 }
 
+// The step solver's Delassus operator uses the factor its last solve left, drops the rows of fixed
+// vertices, and refuses an indefinite factor (contact needs W positive definite).
+TEST(StepSolver, GivesTheDelassusOperatorOfItsFactor) {
+  TestSystem sys(2e4, 0.0, 0.1);
+  const auto fixed = some_fixed(*sys.topology);
+  ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
+  StepSolver solver;
+  Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(op.size(), 1, 2), x;
+  solver.solve(op, b, x, {.type = SolverType::kDirect, .tolerance = 1e-10});
+  // Rows on a free vertex, on free and fixed ones, and on a fixed one only.
+  Index fixed_vertex = 0, free_a = -1, free_b = -1;
+  for (Index v = 0; v < sys.topology->num_vertices(); ++v) {
+    if (op.is_fixed(v))
+      fixed_vertex = v;
+    else if (free_a < 0)
+      free_a = v;
+    else if (free_b < 0)
+      free_b = v;
+  }
+  ASSERT_TRUE(op.is_fixed(fixed_vertex));
+  std::vector<Eigen::Triplet<double>> entries = {
+      {3 * free_a + 1, 0, 1.0},                                   // a normal along y
+      {3 * free_a, 1, 0.5},      {3 * free_b, 1, 0.5},            // two vertices along x
+      {3 * free_b + 2, 2, 0.7},  {3 * fixed_vertex + 2, 2, 0.3},  // one partly fixed
+      {3 * fixed_vertex, 3, 1.0}};                                // fixed only
+  Eigen::SparseMatrix<double> jt(op.size(), 4);
+  jt.setFromTriplets(entries.begin(), entries.end());
+  const Eigen::MatrixXd w = solver.delassus(op, jt);
+  Eigen::MatrixXd free_jt(jt);
+  for (int c = 0; c < 3; ++c) free_jt.row(3 * fixed_vertex + c).setZero();
+  const Eigen::MatrixXd expected = free_jt.transpose() * dense_operator(op).ldlt().solve(free_jt);
+  EXPECT_LT((w - expected).norm(), 1e-9 * expected.norm());
+  EXPECT_EQ(w.row(3).norm(), 0.0);  // a row on a fixed vertex only: no response
+  EXPECT_GT(w(0, 0), 0.0);
+  // An indefinite step matrix factored by LDL^T gives no Delassus operator.
+  TestSystem indefinite(-3e3, 0.0, 0.3);
+  ConstrainedBlockOperator iop(*indefinite.topology, indefinite.a,
+                               some_fixed(*indefinite.topology));
+  StepSolver isolver;
+  Eigen::VectorXd ib = Eigen::VectorXd::LinSpaced(iop.size(), 1, 2), ix;
+  isolver.solve(iop, ib, ix, {.type = SolverType::kDirect, .tolerance = 1e-10, .definite = false});
+  EXPECT_THROW(isolver.delassus(iop, jt), std::logic_error);
+}
+
 TEST(StepSolver, DirectSolvesToToleranceInOneIteration) {
   TestSystem sys(2e4, 0.0, 0.1);
   ConstrainedBlockOperator op(*sys.topology, sys.a, some_fixed(*sys.topology));
