@@ -57,5 +57,20 @@ TEST(BenchSmoke, IntegratorsBenchmarkReportsWorkAndPrecision) {
   }
 }
 
+TEST(BenchSmoke, DelassusBenchmarkComparesTheReusedAndTheFreshFactor) {
+  test::ProcessResult r = test::run_process(std::string(SOFTBODY_BENCH) + " delassus --scene " +
+                                            SOFTBODY_PROJECT_MESHES +
+                                            "/../scenes/default.json --steps 3 --rows 8 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rows"], 8);
+  // On the first step both factors are of the same matrix.
+  EXPECT_GE(j["relative_difference_reused_vs_fresh"]["median"].get<double>(), 0.0);
+  EXPECT_LT(j["relative_difference_max"].get<double>(), 0.5);
+  for (const char* key : {"w_from_reused_factor_ms", "fresh_factorization_ms",
+                          "w_by_half_solves_ms", "w_by_full_solves_ms"})
+    EXPECT_GT(j[key]["median"].get<double>(), 0) << key;
+}
+
 }  // namespace
 }  // namespace softbody
