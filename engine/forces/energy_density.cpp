@@ -37,14 +37,15 @@ std::vector<double> strain_energy_density(const std::string& model, const TetMes
         volume[static_cast<size_t>(v)] += now / 4;
       }
     }
-    for (size_t t = 0; t < rest.tets.size(); ++t) {
-      for (Index v : rest.tets[t]) {
-        const auto a = static_cast<size_t>(v);
-        const double strain = volume[a] / rest_volume[a] - 1;
-        const double energy = 0.5 * kappa * rest_volume[a] * strain * strain;
-        density[t] += energy * (geometry[t].volume / 4) / rest_volume[a];
-      }
+    // Each vertex's energy per unit of its rest volume, then each tetrahedron's quarter of it.
+    std::vector<double> energy_per_volume(rest.vertices.size());
+    for (size_t a = 0; a < rest.vertices.size(); ++a) {
+      const double strain = volume[a] / rest_volume[a] - 1;
+      energy_per_volume[a] = 0.5 * kappa * strain * strain;
     }
+    for (size_t t = 0; t < rest.tets.size(); ++t)
+      for (Index v : rest.tets[t])
+        density[t] += energy_per_volume[static_cast<size_t>(v)] * geometry[t].volume / 4;
   }
   for (size_t t = 0; t < rest.tets.size(); ++t) density[t] /= geometry[t].volume;
   return density;

@@ -26,21 +26,12 @@ MeshFormat mesh_format(v1::MeshFormat f, const std::string& field) {
   }
 }
 
-nlohmann::json parse_json(const std::string& text, const std::string& field) {
-  try {
-    nlohmann::json doc = nlohmann::json::parse(text);
-    if (!doc.is_object()) invalid_argument(field, "a scene is a JSON object");
-    return doc;
-  } catch (const nlohmann::json::parse_error& e) {
-    invalid_argument(field, std::string("invalid JSON: ") + e.what());
-  }
-}
-
 void take_upload(const v1::UploadedMesh& u, const std::string& field, NewSession& out) {
   UploadedMeshData data{mesh_format(u.format(), field), u.content(), u.tetgen_elements(),
                         u.file_name().empty() ? "upload" : u.file_name(), u.scene_json()};
   if (data.content.empty()) invalid_argument(field + ".content", "is empty");
-  if (!data.scene_json.empty()) out.document = parse_json(data.scene_json, field + ".scene_json");
+  if (!data.scene_json.empty())
+    out.document = parse_scene_document(data.scene_json, field + ".scene_json");
   out.upload = std::move(data);
   out.upload_field = field;
 }
@@ -72,7 +63,7 @@ NewSession new_session_from_proto(const v1::CreateSessionRequest& request) {
       break;
     case v1::CreateSessionRequest::kSceneJson:
       out.source = NewSession::Source::kSceneJson;
-      out.document = parse_json(request.scene_json(), "scene_json");
+      out.document = parse_scene_document(request.scene_json(), "scene_json");
       out.scene_name = out.document.value("name", std::string("custom"));
       break;
     case v1::CreateSessionRequest::kUploadedMesh:
@@ -85,7 +76,7 @@ NewSession new_session_from_proto(const v1::CreateSessionRequest& request) {
       if (snapshot.format_version() != 1) invalid_argument("snapshot.format_version", "must be 1");
       if (snapshot.has_uploaded_mesh())
         take_upload(snapshot.uploaded_mesh(), "snapshot.uploaded_mesh", out);
-      out.document = parse_json(snapshot.scene_json(), "snapshot.scene_json");
+      out.document = parse_scene_document(snapshot.scene_json(), "snapshot.scene_json");
       out.scene_name = snapshot.scene_name();
       if (!request.overrides().empty())
         invalid_argument("overrides", "cannot be combined with a snapshot");

@@ -18,18 +18,24 @@ SettingsUpdate settings_from_proto(const v1::SessionSettings& s) {
     std::string problem;
     nlohmann::json value;
     switch (field->cpp_type()) {
-      case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE:
-        value = reflection->GetDouble(s, field);
-        problem = setting_problem(spec, reflection->GetDouble(s, field));
+      case google::protobuf::FieldDescriptor::CPPTYPE_DOUBLE: {
+        const double number = reflection->GetDouble(s, field);
+        problem = setting_problem(spec, number);
+        value = number;
         break;
-      case google::protobuf::FieldDescriptor::CPPTYPE_INT32:
-        value = reflection->GetInt32(s, field);
-        problem = setting_problem(spec, static_cast<double>(reflection->GetInt32(s, field)));
+      }
+      case google::protobuf::FieldDescriptor::CPPTYPE_INT32: {
+        const std::int32_t number = reflection->GetInt32(s, field);
+        problem = setting_problem(spec, static_cast<double>(number));
+        value = number;
         break;
-      case google::protobuf::FieldDescriptor::CPPTYPE_STRING:
-        value = reflection->GetString(s, field);
-        problem = setting_problem(spec, reflection->GetString(s, field));
+      }
+      case google::protobuf::FieldDescriptor::CPPTYPE_STRING: {
+        std::string text = reflection->GetString(s, field);
+        problem = setting_problem(spec, text);
+        value = std::move(text);
         break;
+      }
       default:
         throw std::logic_error(std::string("SessionSettings.") + spec.name +
                                ": a type the settings table does not know");

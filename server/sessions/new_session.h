@@ -14,6 +14,10 @@
 
 namespace softbody::server {
 
+// A scene document from text: INVALID_ARGUMENT naming `field` when it is not JSON or not an
+// object. For every source of a new session (a shipped file, a client's JSON, a snapshot's).
+nlohmann::json parse_scene_document(const std::string& text, const std::string& field);
+
 struct NewSession {
   enum class Source { kSceneName, kSceneJson, kUploadedMesh, kSnapshot };
   Source source = Source::kSceneName;

@@ -55,11 +55,6 @@ IntegratorOptions Session::options() const {
   return options_;
 }
 
-Material Session::material() const {
-  std::lock_guard lock(settings_mutex_);
-  return material_;
-}
-
 nlohmann::json Session::document() const {
   std::lock_guard lock(settings_mutex_);
   return document_;

@@ -128,9 +128,9 @@ class Session {
   const TetMesh& mesh() const { return mesh_body_->mesh; }
   const MeshTopology& topology() const { return *mesh_body_->topology; }
   IntegratorOptions options() const;
-  Material material() const;
   nlohmann::json document() const;  // the scene with every settings change applied
-  // All three from one settings change (read apart, a concurrent UpdateSettings could mix them).
+  // Options, material and document from one settings change (read apart, a concurrent
+  // UpdateSettings could mix them).
   struct Settings {
     IntegratorOptions options;
     Material material;

@@ -298,6 +298,16 @@ void SessionManager::take_upload(const UploadedMeshData& data, const std::string
   source.uploaded = data;
 }
 
+nlohmann::json parse_scene_document(const std::string& text, const std::string& field) {
+  try {
+    nlohmann::json document = nlohmann::json::parse(text);
+    if (!document.is_object()) invalid_argument(field, "a scene is a JSON object");
+    return document;
+  } catch (const nlohmann::json::parse_error& e) {
+    invalid_argument(field, std::string("invalid JSON: ") + e.what());
+  }
+}
+
 nlohmann::json SessionManager::read_shipped_scene(const std::string& name) const {
   if (!valid_scene_name(name))
     invalid_argument("scene_name", "must be 1-64 letters, digits, '-' or '_'");
@@ -310,11 +320,7 @@ nlohmann::json SessionManager::read_shipped_scene(const std::string& name) const
   }
   std::ifstream in(path);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  try {
-    return nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    invalid_argument("scene_name", std::string("invalid JSON: ") + e.what());
-  }
+  return parse_scene_document(text, "scene_name");
 }
 
 // A client's document may only name mesh files inside the server's project folder.

@@ -268,6 +268,18 @@ class Auth : public ::testing::Test {
     EXPECT_TRUE(s.ok()) << s.error_message();
     return info;
   }
+  // Whether `secret`'s caller gets a frame of session `id` on a state stream.
+  static bool receives_a_frame(v1::Simulation::Stub& stub, const std::string& id,
+                               const std::string& secret) {
+    v1::StreamStateRequest stream;
+    stream.set_session_id(id);
+    auto c = as(secret);
+    auto reader = stub.StreamState(c.get(), stream);
+    v1::StateFrame frame;
+    const bool received = reader->Read(&frame);
+    c->TryCancel();
+    return received;
+  }
   static std::vector<std::string> listed_by(const std::string& secret) {
     v1::ListSessionsResponse r;
     EXPECT_TRUE(server_->stub()->ListSessions(as(secret).get(), {}, &r).ok());
@@ -364,15 +376,7 @@ TEST_F(Auth, TraineesSeeAndSteerOnlyTheirOwnSessionsInstructorsJoinAnyone) {
   EXPECT_EQ(info.last_step().step(), 1);
   ASSERT_TRUE(stub->ControlSession(as("alice-secret").get(), step, &info).ok());
   EXPECT_EQ(info.last_step().step(), 2);
-  {
-    v1::StreamStateRequest stream;
-    stream.set_session_id(mine.id());
-    auto c = as("bob-secret");
-    auto reader = stub->StreamState(c.get(), stream);
-    v1::StateFrame frame;
-    EXPECT_TRUE(reader->Read(&frame));
-    c->TryCancel();
-  }
+  EXPECT_TRUE(receives_a_frame(*stub, mine.id(), "bob-secret"));
   // Host operations are an admin's.
   v1::ServerStatus status;
   s = stub->GetServerStatus(as("bob-secret").get(), {}, &status);
@@ -411,15 +415,7 @@ TEST_F(Auth, ThePreloadedSessionIsOpenToItsAudience) {
     EXPECT_EQ(preloaded.owner(), "");
     EXPECT_EQ(preloaded.audience(), "watch=trainee,steer=instructor");
     // The trainee watches it (state stream) but does not steer it.
-    {
-      v1::StreamStateRequest stream;
-      stream.set_session_id(preloaded.id());
-      auto c = as("alice-secret");
-      auto reader = stub->StreamState(c.get(), stream);
-      v1::StateFrame frame;
-      EXPECT_TRUE(reader->Read(&frame));
-      c->TryCancel();
-    }
+    EXPECT_TRUE(receives_a_frame(*stub, preloaded.id(), "alice-secret"));
     v1::ControlSessionRequest pause;
     pause.set_session_id(preloaded.id());
     pause.set_action(v1::CONTROL_ACTION_PAUSE);

@@ -7,6 +7,7 @@
 
 #include "engine/tests/setting_probes.h"
 #include "tests/server/api_helpers.h"
+#include "tests/server/setting_message.h"
 #include "tests/server/test_server.h"
 
 namespace softbody::test {
@@ -76,15 +77,7 @@ TEST_F(SettingsEntryPoints, OverridesAndUpdateSettingsGiveTheSameVerdictAndMessa
 
       v1::UpdateSettingsRequest update;
       update.set_session_id(live[constant_q]);
-      v1::SessionSettings& s = *update.mutable_settings();
-      const auto* field = s.GetDescriptor()->FindFieldByName(spec.name);
-      ASSERT_NE(field, nullptr);
-      if (spec.type == SettingType::kChoice)
-        s.GetReflection()->SetString(&s, field, probe.choice);
-      else if (spec.type == SettingType::kInteger)
-        s.GetReflection()->SetInt32(&s, field, static_cast<int>(probe.number));
-      else
-        s.GetReflection()->SetDouble(&s, field, probe.number);
+      *update.mutable_settings() = settings_with(spec, probe);
       v1::SessionInfo updated;
       const grpc::Status by_update = stub->UpdateSettings(context().get(), update, &updated);
 

@@ -7,8 +7,9 @@
 #include <set>
 
 #include "engine/tests/setting_probes.h"
-#include "server/api_error.h"
 #include "server/api/settings_convert.h"
+#include "server/api_error.h"
+#include "tests/server/setting_message.h"
 
 namespace softbody::server {
 namespace {
@@ -28,19 +29,6 @@ TEST(Settings, TheApiHasOneFieldPerTableEntry) {
   for (const std::string& name : table) EXPECT_TRUE(effective.count(name)) << name;
 }
 
-v1::SessionSettings with_value(const SettingSpec& spec, const test::SettingProbe& probe) {
-  v1::SessionSettings s;
-  const google::protobuf::FieldDescriptor* field = s.GetDescriptor()->FindFieldByName(spec.name);
-  const google::protobuf::Reflection* r = s.GetReflection();
-  if (spec.type == SettingType::kChoice)
-    r->SetString(&s, field, probe.choice);
-  else if (spec.type == SettingType::kInteger)
-    r->SetInt32(&s, field, static_cast<int>(probe.number));
-  else
-    r->SetDouble(&s, field, probe.number);
-  return s;
-}
-
 TEST(Settings, UpdateSettingsGivesTheTablesVerdictAndMessage) {
   int refused = 0;
   for (const SettingSpec& spec : live_settings()) {
@@ -49,7 +37,7 @@ TEST(Settings, UpdateSettingsGivesTheTablesVerdictAndMessage) {
                                       ? setting_problem(spec, probe.choice)
                                       : setting_problem(spec, probe.number);
       try {
-        const SettingsUpdate update = settings_from_proto(with_value(spec, probe));
+        const SettingsUpdate update = settings_from_proto(test::settings_with(spec, probe));
         EXPECT_TRUE(probe.inside) << spec.name << " accepted " << probe.number << probe.choice;
         ASSERT_EQ(update.values.size(), 1u);
         EXPECT_EQ(update.values[0].spec, &spec);
