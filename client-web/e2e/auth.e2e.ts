@@ -23,7 +23,11 @@ beforeAll(async () => {
   }).split("\n");
   secret = made[0];
   writeFileSync(join(dir, "tokens.json"), `{"tokens": [${made[1]}]}`);
-  server = (await startServer(["--token-file", join(dir, "tokens.json")], { preload: "default" })) as Server;
+  // The preloaded session closed to trainees (--preload-audience watch=owner): this suite is about
+  // the token; the default audience, which shows it to trainees, is tested over gRPC
+  // (Auth.ThePreloadedSessionIsOpenToItsAudience).
+  server = (await startServer(["--token-file", join(dir, "tokens.json"), "--preload-audience", "watch=owner"],
+    { preload: "default" })) as Server;
   browser = await launchBrowser("auth");
 });
 
@@ -49,7 +53,7 @@ describe("a server that requires tokens", () => {
     await page.reload();  // the token was kept for the tab, not only read once
     await waitFor(async () => (await probe(page)).identity === "alice (trainee)", 30000, "the identity");
     expect(page.url()).not.toContain(secret);  // removed from the address bar
-    // The preloaded session belongs to the server (no owner): a trainee does not see it.
+    // The preloaded session belongs to the server (no owner) and is closed to trainees here.
     await page.selectOption("#scene-select", "default");
     await page.click("#create-session");
     const p = await waitFor(async () => {
