@@ -71,6 +71,15 @@ describe("first contact", () => {
         return s.lastStep > p.lastStep ? s : null;
       }, 20000, "the simulation to step");
       expect(later.lastStep).toBeGreaterThan(p.lastStep);
+      // Moving on to a session of one's own: the preloaded session's frames still in flight must
+      // not be decoded against the new body (its deltas have another reference).
+      await page.selectOption("#scene-select", "default");
+      await page.click("#create-session");
+      const mine = await waitFor(async () => {
+        const s = await probe(page);
+        return s.sessionId && s.sessionId !== preloaded!.id && s.framesReceived > p.framesReceived + 5 ? s : null;
+      }, 30000, "frames of the new session");
+      expect(mine.lastError).toBe("");
       expect(browser.problems).toEqual([]);
     } finally {
       client.close();

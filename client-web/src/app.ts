@@ -17,6 +17,7 @@ import { Hud } from "./ui/hud";
 import { drawLegend } from "./ui/legend";
 import { $, button, input } from "./ui/dom";
 import { SettingsPanel } from "./ui/settings_panel";
+import { SubscriptionFilter } from "./net/subscription_filter";
 
 
 // The bearer token for servers that require one (docs/security.md): given once in the address's
@@ -66,6 +67,7 @@ export class App {
   private readonly tools: ToolController;
   private readonly hud: Hud;
   private readonly clock = new FrameClock();
+  private readonly subscription = new SubscriptionFilter();
   private pipeline!: FramePipeline;
   private sessionId = "";
   private info: SessionInfo | null = null;
@@ -234,7 +236,7 @@ export class App {
   }
 
   private onFrame(frame: StateFrame, bytes: number): void {
-    if (!this.sessionId) return;
+    if (!this.sessionId || !this.subscription.accepts(frame)) return;
     if (!this.pipeline.push(frame.positions)) {
       this.showError(`Could not decode a state frame: ${this.pipeline.error}; resubscribing.`);
       void this.subscribe(this.sessionId);
@@ -387,6 +389,7 @@ export class App {
   }
 
   private async subscribe(id: string): Promise<void> {
+    this.subscription.switched(this.pipeline.vertexCount);
     const reply = await this.client.request({ case: "subscribe", value: { sessionId: id, maxRateHz: 60 } });
     if (reply.body.case === "session") this.applyInfo(reply.body.value);
   }

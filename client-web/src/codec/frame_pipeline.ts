@@ -69,6 +69,11 @@ export class FramePipeline {
     return this.wasm.target();
   }
 
+  /** Vertices of the surface the pipeline was last reset for. */
+  get vertexCount(): number {
+    return this.wasm.vertexCount();
+  }
+
   get frames(): number {
     return this.wasm.frames();
   }
