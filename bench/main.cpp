@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "bench/contact_benchmark.h"
 #include "bench/delassus_benchmark.h"
 #include "bench/forces_benchmark.h"
 #include "bench/integrators_benchmark.h"
@@ -16,6 +17,7 @@ int main(int argc, char** argv) {
   softbody::bench::add_solver_benchmark(app);
   softbody::bench::add_integrators_benchmark(app);
   softbody::bench::add_delassus_benchmark(app);
+  softbody::bench::add_contact_benchmark(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

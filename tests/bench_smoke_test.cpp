@@ -57,6 +57,20 @@ TEST(BenchSmoke, IntegratorsBenchmarkReportsWorkAndPrecision) {
   }
 }
 
+TEST(BenchSmoke, ContactBenchmarkComparesTheStandardAndTheFastUpdate) {
+  test::ProcessResult r = test::run_process(std::string(SOFTBODY_BENCH) +
+                                            " contact --cells 6 --contacts 9 --steps 3 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 1u);
+  const auto& row = j["rows"][0];
+  EXPECT_EQ(row["contacts"].get<double>(), 9);
+  for (const char* scheme : {"standard", "fast"})
+    EXPECT_GT(row[scheme]["newton_iteration_ms"].get<double>(), 0) << scheme;
+  EXPECT_LT(row["schemes_max_difference_m"].get<double>(), 1e-9);  // the same answer
+  EXPECT_GT(row["speedup_per_newton_iteration"].get<double>(), 0);
+}
+
 TEST(BenchSmoke, DelassusBenchmarkComparesTheReusedAndTheFreshFactor) {
   test::ProcessResult r = test::run_process(std::string(SOFTBODY_BENCH) + " delassus --scene " +
                                             SOFTBODY_PROJECT_MESHES +

@@ -143,6 +143,43 @@ TEST(SimRun, PrintsOneJsonLinePerStepAndASummary) {
   EXPECT_EQ(lines.back()["steps"], 5);
 }
 
+// The shipped constraint-contact scenes (issue 22). grasp: two jaws squeeze the 3 cm cube and lift
+// it 3 cm; friction holds it (its lowest point rises by the lift, less 2 mm of slip and sag).
+TEST(SimRun, TheGraspSceneLiftsTheCubeWithoutSlip) {
+  test::ProcessResult r = test::run_process(kSim + " run " + kScenes + "/grasp.json --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<nlohmann::json> lines = json_lines(r.out);
+  lines.pop_back();  // the summary
+  ASSERT_EQ(lines.size(), 120u);
+  std::vector<double> penetration;
+  for (const nlohmann::json& j : lines) {
+    EXPECT_FALSE(j["failed"].get<bool>());
+    penetration.push_back(j["max_penetration"].get<double>());
+  }
+  // Most steps' contact solves converge to their tolerance (5e-8 m); while the jaws squeeze, some
+  // stop short (issue 22's notes), so the median is what is asserted.
+  std::nth_element(penetration.begin(), penetration.begin() + 60, penetration.end());
+  EXPECT_LT(penetration[60], 1e-6);
+  const nlohmann::json& lifted = lines[105];  // t = 1.06 s, the jaws held at +3 cm since 1.0 s
+  EXPECT_GT(lifted["bbox_min"][1].get<double>(), 0.028) << lifted.dump();
+  EXPECT_GT(lifted["active_contacts"].get<int>(), 10);  // held by the jaws, off the floor
+}
+
+// incline: mu 0.4 on 25 degrees slides at Coulomb's g (sin 25 - 0.4 cos 25) = 0.59 m/s^2 (within
+// 10 % over 1 s); with mu 0.5 > tan 25 the block stays.
+TEST(SimRun, TheInclineSceneFollowsCoulombsThreshold) {
+  auto travel = [](const std::string& sets) {
+    test::ProcessResult r =
+        test::run_process(kSim + " run " + kScenes + "/incline.json --json " + sets);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<nlohmann::json> lines = json_lines(r.out);
+    return lines[lines.size() - 2]["bbox_min"][0].get<double>();
+  };
+  const double slides = travel(""), stays = travel("--set obstacles.0.contact.mu=0.5");
+  EXPECT_NEAR(slides, 0.5 * 0.5895, 0.1 * 0.5 * 0.5895);
+  EXPECT_LT(std::abs(stays), 1e-3);
+}
+
 TEST(SimRun, SameInputsGiveBitIdenticalOutputOnOneThread) {
   auto run = [] {
     test::ProcessResult r =
@@ -152,7 +189,7 @@ TEST(SimRun, SameInputsGiveBitIdenticalOutputOnOneThread) {
     for (nlohmann::json& j : lines) {
       for (const char* timing :
            {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms", "factor_ms",
-            "wall_s", "realtime_factor", "median_step_ms", "p99_step_ms"}) {
+            "contact_ms", "wall_s", "realtime_factor", "median_step_ms", "p99_step_ms"}) {
         j.erase(timing);
       }
     }

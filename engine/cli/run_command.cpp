@@ -42,6 +42,13 @@ nlohmann::ordered_json step_json(const StepStats& s) {
   j["min_lambda"] = s.min_lambda;
   j["corrected_vertices"] = s.corrected_vertices;
   j["contacts"] = s.contacts;
+  j["constraint_contacts"] = s.constraint_contacts;
+  j["active_contacts"] = s.active_contacts;
+  j["max_penetration"] = s.max_penetration;
+  j["pgs_residual"] = s.pgs_residual;
+  j["pgs_iterations"] = s.pgs_iterations;
+  j["contact_newton_iterations"] = s.contact_newton_iterations;
+  j["contact_ms"] = s.contact_ms;
   j["newton_iterations"] = s.newton_iterations;
   j["jacobian_updates"] = s.jacobian_updates;
   j["line_search_backtracks"] = s.line_search_backtracks;

@@ -95,12 +95,26 @@ Obstacle read_obstacle(JsonReader r) {
                                            r.vec3("position", Vec3::Zero(), 1)));
   if (r.has("contact")) {
     JsonReader c = r.object("contact");
-    o.contact.stiffness = c.number("stiffness", o.contact.stiffness, -1);
-    o.contact.damping = c.number("damping", o.contact.damping, -1);
-    o.contact.friction = c.number("friction", o.contact.friction, -2);
-    if (!(o.contact.stiffness >= 0)) c.fail("stiffness", "must be >= 0");
-    if (!(o.contact.damping >= 0)) c.fail("damping", "must be >= 0");
-    if (!(o.contact.friction >= 0)) c.fail("friction", "must be >= 0");
+    const std::string model = c.string("model", "penalty");
+    if (model == "penalty") {
+      o.contact.model = ContactModel::kPenalty;
+      o.contact.stiffness = c.number("stiffness", o.contact.stiffness, -1);
+      o.contact.damping = c.number("damping", o.contact.damping, -1);
+      o.contact.friction = c.number("friction", o.contact.friction, -2);
+      if (!(o.contact.stiffness >= 0)) c.fail("stiffness", "must be >= 0");
+      if (!(o.contact.damping >= 0)) c.fail("damping", "must be >= 0");
+      if (!(o.contact.friction >= 0)) c.fail("friction", "must be >= 0");
+      if (c.has("mu"))
+        c.fail("mu", "is constraint contact's friction coefficient; penalty contact has friction");
+    } else if (model == "constraint") {
+      o.contact.model = ContactModel::kConstraint;
+      for (const char* penalty_only : {"stiffness", "damping", "friction"})
+        if (c.has(penalty_only)) c.fail(penalty_only, "applies to penalty contact only");
+    } else {
+      c.fail("model", "must be penalty or constraint");
+    }
+    o.contact.mu = c.number("mu", 0.0);
+    if (!(o.contact.mu >= 0)) c.fail("mu", "must be >= 0");
     c.finish();
   }
   r.finish();

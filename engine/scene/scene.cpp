@@ -5,6 +5,7 @@
 
 #include "engine/scene/body_section.h"
 #include "engine/scene/constraint_section.h"
+#include "engine/scene/contact_section.h"
 #include "engine/scene/json_reader.h"
 #include "engine/scene/loads_section.h"
 #include "engine/scene/obstacle_section.h"
@@ -34,7 +35,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   root.string("description", "");
   root.only({"units", "name", "description", "mesh", "material", "damping", "integrator", "solver",
              "robustness", "dt", "duration", "gravity", "fixed", "anchors", "obstacles", "loads",
-             "probes"});
+             "probes", "contact"});
   JsonReader mesh_section = root.object("mesh");
   JsonReader material = root.object("material");
   auto build_body = [&] {
@@ -72,6 +73,8 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
           read_obstacle(element_reader(obstacles[i], "/obstacles", i, source, length)));
     }
   }
+  model->contact = read_contact_options(root);
+  check_constraint_contact(*model, root);
   root.finish();
   scene.model = model;
   return scene;

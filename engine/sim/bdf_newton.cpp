@@ -199,6 +199,9 @@ bool BdfNewton::linearized_fallback(SimulationState& state, double h, StepStats&
   advance_positions(start_.p, solution_, h, p_next_, v_next_);
   correct_nonlinearity(*model_, h, forces_start_, system_, rhs_, internal_, forces_next_, p_next_,
                        v_next_, stats);
+  if (!contact_.run(*model_, loads_.constraint_obstacles, state.t, t_next_, h, system_,
+                    solver_cache_.solver(), state, p_next_, v_next_, stats))
+    return false;
   return accept(state, stats);
 }
 
@@ -294,6 +297,17 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
   for (size_t i = 0; i < n; ++i) p_next_[i] = start_.p[i] + h * v_[i];
   v_next_ = v_;
   stats.contacts = external_.contacts;
+  if (!loads_.constraint_obstacles.empty() && m.contact.fresh_compliance) {
+    // Contact's compliance from the step matrix where the free motion ended.
+    evaluate_at(start_, h, v_, true);
+    backward_euler_jacobian(m, h, {start_.p, start_.v, forces_start_.K}, forces_, external_,
+                            jacobian_);
+  }
+  const bool contact_ok =
+      contact_.run(m, loads_.constraint_obstacles, state.t, t_next_, h, jacobian_,
+                   solver_cache_.solver(), state, p_next_, v_next_, stats);
+  solver_cache_.store(state);
+  if (!contact_ok) return false;
   return accept(state, stats);
 }
 

@@ -27,6 +27,7 @@
 #include "engine/sim/integrator.h"
 #include "engine/sim/solver_cache.h"
 #include "engine/sim/stages/backward_euler_residual.h"
+#include "engine/sim/stages/contact_stage.h"
 #include "engine/sim/stages/line_search.h"
 #include "engine/sim/stages/step_forces.h"
 
@@ -39,6 +40,7 @@ class BdfNewton final : public Integrator {
   StepStats step(SimulationState& state, const StepInputs& inputs = {}) override;
   const EdgeBlockMatrix* system_matrix() const override { return &jacobian_; }
   const Eigen::VectorXd* system_rhs() const override { return &rhs_; }
+  const ContactResult* contact_result() const override { return &contact_.last(); }
 
  private:
   bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);
@@ -78,6 +80,7 @@ class BdfNewton final : public Integrator {
   Vec3Array v_, trial_v_, p_trial_, p_next_, v_next_;
   ForceOutput forces_next_;
   SolverCache solver_cache_;  // the numeric factor, made again from state.solver when needed
+  ContactStage contact_;      // constraint obstacles, after the free motion
 };
 
 }  // namespace softbody

@@ -118,6 +118,11 @@ bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& sur
   return true;
 }
 
+bool surface_distance(const Obstacle& obstacle, const Vec3& centre, const Vec3& p, double& distance,
+                      Vec3& normal) {
+  return distance_and_normal<double>(obstacle, centre, p, distance, normal);
+}
+
 double signed_distance(const Obstacle& obstacle, const Vec3& centre, const Vec3& p) {
   double distance;
   Vec3 normal;

@@ -34,10 +34,17 @@ struct Anchor {
   double damping = 0;
 };
 
+// How an obstacle's contact is resolved: a penalty force (seed 000 eq. 33, in the step's forces)
+// or constraints (engine/contact/: non-penetration and Coulomb friction, solved after the step's
+// free motion).
+enum class ContactModel { kPenalty, kConstraint };
+
 struct ContactParameters {
-  double stiffness = 1e6;  // K_N [N/m]
-  double damping = 1e4;    // C_N [N s/m]
-  double friction = 1e7;   // C_T [N s/m^2]: tangential viscosity per unit penetration
+  ContactModel model = ContactModel::kPenalty;
+  double stiffness = 1e6;  // K_N [N/m] (penalty)
+  double damping = 1e4;    // C_N [N s/m] (penalty)
+  double friction = 1e7;   // C_T [N s/m^2]: tangential viscosity per unit penetration (penalty)
+  double mu = 0;           // Coulomb's friction coefficient (constraint)
 };
 
 enum class ObstacleShape { kHalfSpace, kPlate, kSphere, kCapsule };
@@ -63,6 +70,12 @@ struct Obstacle {
 bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& surface_velocity,
                    const Vec3& p, const Vec3& v, Vec3& force, Mat3& dforce_dp, Mat3& dforce_dv,
                    double* depth = nullptr);
+
+// Signed distance (positive outside) of p from the obstacle's surface with its reference point at
+// `centre`, and the surface's outward unit normal there (from the obstacle towards p). False where
+// they are undefined (outside a plate's extent, on a sphere's centre or a capsule's axis).
+bool surface_distance(const Obstacle& obstacle, const Vec3& centre, const Vec3& p, double& distance,
+                      Vec3& normal);
 
 // Signed distance (positive outside) of p from the obstacle's surface with its reference point at
 // `centre`; +infinity where it is undefined (outside a plate's extent, on a sphere's centre).

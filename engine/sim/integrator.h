@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "engine/contact/constraint_contact.h"
 #include "engine/sim/simulation.h"
 
 namespace softbody {
@@ -27,6 +28,9 @@ class Integrator {
   // integrator that solves none.
   virtual const EdgeBlockMatrix* system_matrix() const { return nullptr; }
   virtual const Eigen::VectorXd* system_rhs() const { return nullptr; }
+  // The last step's constraint contact (points, forces, per obstacle), for tools and tests; null
+  // for an integrator without a contact stage.
+  virtual const ContactResult* contact_result() const { return nullptr; }
 
  protected:
   explicit Integrator(std::shared_ptr<const SimulationModel> model) : model_(std::move(model)) {}

@@ -53,6 +53,10 @@ bool LinearizedBackwardEuler::attempt(SimulationState& state, double dt, bool co
                          stats);
     stats.correction_ms += ms_since(t0);
   }
+  if (!contact_.run(m, loads_.constraint_obstacles, state.t, t_next, dt, system_, solver, state,
+                    p_next_, v_next_, stats))
+    return false;
+  solver_cache_.store(state);
   if (!accept_update(m, p_next_, v_next_, t_next, state, stats)) return false;
   internal_.commit(state);
   return true;

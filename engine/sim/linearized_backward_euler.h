@@ -7,6 +7,7 @@
 
 #include "engine/sim/integrator.h"
 #include "engine/sim/solver_cache.h"
+#include "engine/sim/stages/contact_stage.h"
 #include "engine/sim/stages/step_forces.h"
 
 namespace softbody {
@@ -17,6 +18,7 @@ class LinearizedBackwardEuler final : public Integrator {
   StepStats step(SimulationState& state, const StepInputs& inputs = {}) override;
   const EdgeBlockMatrix* system_matrix() const override { return &system_; }
   const Eigen::VectorXd* system_rhs() const override { return &rhs_; }
+  const ContactResult* contact_result() const override { return &contact_.last(); }
 
  private:
   bool attempt(SimulationState& state, double dt, bool correction, StepStats& stats);
@@ -32,6 +34,7 @@ class LinearizedBackwardEuler final : public Integrator {
   Eigen::VectorXd rhs_, velocity_;
   Vec3Array p_next_, v_next_;
   SolverCache solver_cache_;  // the numeric factor, made again from state.solver when needed
+  ContactStage contact_;      // constraint obstacles, after the free motion
 };
 
 }  // namespace softbody

@@ -4,8 +4,10 @@
 // may share a model's mesh and force model. A snapshot of a simulation is its SimulationState.
 #pragma once
 
+#include <array>
 #include <memory>
 
+#include "engine/contact/contact_options.h"
 #include "engine/forces/force_model.h"
 #include "engine/forces/viscoelastic.h"
 #include "engine/sim/external_forces.h"
@@ -29,6 +31,7 @@ struct SimulationModel {
   std::vector<Obstacle> obstacles;
   std::vector<SurfaceLoad> surface_loads;  // the scene's `loads`
   IntegratorOptions options;
+  ContactOptions contact;  // for obstacles whose contact model is constraint
 };
 
 // What changes from step to step besides the state: tools driven by clients, added to the model's
@@ -60,6 +63,16 @@ struct SimulationState {
   // one, newest first, all dt apart. Valid only for the state it was recorded with (t == its t)
   // and the same dt: a new dt, a retry with substeps or another integrator's step restart BDF at
   // order 1.
+  // Constraint contact's last forces, per (obstacle, surface feature): the warm start of the next
+  // step's projected Gauss-Seidel (a held grasp keeps its contacts, and its forces change little).
+  // Only the path of PGS depends on it (the answer to its tolerance does not).
+  struct ContactMemory {
+    int obstacle = 0;
+    std::array<Index, 3> vertices = {-1, -1, -1};
+    Vec3 force = Vec3::Zero();  // on the body [N]
+    bool operator==(const ContactMemory&) const = default;
+  };
+  std::vector<ContactMemory> contact_memory;
   struct History {
     std::vector<Vec3Array> p, v;  // p[0] = p_{n-1}, p[1] = p_{n-2}
     double dt = 0;
@@ -104,7 +117,19 @@ struct StepStats {
   double max_speed = 0;   // max |v| over vertices after the step [m/s]
   double min_lambda = 1;  // smallest algUNC scaling (1: no correction applied)
   int corrected_vertices = 0;
-  int contacts = 0;
+  int contacts = 0;  // penalty contacts (vertex-obstacle pairs)
+  // Constraint contact (engine/contact/): contacts detected, those carrying a force, the deepest
+  // penetration left [m], the last PGS's natural residual [m], its sweeps and the constraint
+  // re-linearizations, summed over substeps; the force on each constraint obstacle [N] (the
+  // step's obstacles in order: the model's, then the inputs').
+  int constraint_contacts = 0;
+  int active_contacts = 0;
+  double max_penetration = 0;
+  double pgs_residual = 0;
+  int pgs_iterations = 0;
+  int contact_newton_iterations = 0;
+  double contact_ms = 0;
+  std::vector<Vec3> obstacle_forces;
   // Newton integrators: iterations (summed over substeps), Jacobian re-evaluations after the
   // first, backtracks of the line search, and whether the step fell back to the linearized one.
   int newton_iterations = 0;

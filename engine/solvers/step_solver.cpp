@@ -322,6 +322,41 @@ Eigen::MatrixXd StepSolver::delassus(const ConstrainedBlockOperator& a,
   return factor_->inverse_quadratic_form(free);
 }
 
+bool StepSolver::ensure_definite_factor(const ConstrainedBlockOperator& a) {
+  prepare_pattern(a);
+  if (factor_->ready() && (factor_->info().kind == FactorKind::kCholesky ||
+                           factor_->info().kind == FactorKind::kShiftedCholesky))
+    return false;
+  factorize_definite_now(a);
+  return true;
+}
+
+void StepSolver::factorize_definite_now(const ConstrainedBlockOperator& a) {
+  prepare_pattern(a);
+  csc_->assign(a.matrix());
+  set_blas_threads(num_threads());
+  const FactorInfo info = factor_->factorize_definite(*csc_, 0);
+  set_blas_threads(1);
+  start_factor_epoch(symmetric_vertex_blocks(a.matrix()));
+  // A plain Cholesky factor is carried by states like a solve's (a continuation stays identical).
+  if (info.kind == FactorKind::kCholesky)
+    factored_record_ = std::make_shared<const FactoredMatrix>(
+        FactoredMatrix{csc_->values(), factored_diagonal_, info.shift});
+}
+
+void StepSolver::apply_factor_inverse(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
+                                      Eigen::VectorXd& x) const {
+  if (!factor_ || !factor_->ready())
+    throw std::logic_error("StepSolver::apply_factor_inverse needs a factor");
+  Eigen::VectorXd free = b;
+  const Index n = a.topology().num_vertices();
+  for (Index v = 0; v < n; ++v)
+    if (a.is_fixed(v)) free.segment<3>(3 * v).setZero();
+  factor_->solve(free, x);
+  for (Index v = 0; v < n; ++v)
+    if (a.is_fixed(v)) x.segment<3>(3 * v).setZero();
+}
+
 SolveReport StepSolver::solve(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
                               Eigen::VectorXd& x, const SolverOptions& o) {
   const bool uses_factor = o.type == SolverType::kAuto || o.type == SolverType::kDirect ||

@@ -89,6 +89,17 @@ class StepSolver {
   // std::logic_error without a definite factor (contact needs W positive definite).
   Eigen::MatrixXd delassus(const ConstrainedBlockOperator& a,
                            const Eigen::SparseMatrix<double>& jt) const;
+  // Makes a definite factor available to delassus and apply_factor_inverse: keeps the one in use
+  // if it is Cholesky (possibly shifted), else factors sym(A) now (shifted if A is indefinite; an
+  // iterative solve left none, or an LDL^T one). Returns whether it factorized.
+  bool ensure_definite_factor(const ConstrainedBlockOperator& a);
+  // Factors sym(A) now (shifted if indefinite) and reuses that factor from here on, as if a solve
+  // had made it: contact's compliance of today's matrix (ContactOptions::fresh_compliance).
+  void factorize_definite_now(const ConstrainedBlockOperator& a);
+  // x = F^-1 b with the factor delassus uses, fixed vertices' rows zero: the motion a constraint
+  // force makes in the model W describes (seed 002's corrective motion).
+  void apply_factor_inverse(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
+                            Eigen::VectorXd& x) const;
 
  private:
   void prepare_pattern(const ConstrainedBlockOperator& a);

@@ -29,7 +29,7 @@ void expect_exact_jacobians(const Obstacle& o, const Vec3& centre, const Vec3& s
 }
 
 Obstacle with_contact(Obstacle o) {
-  o.contact = {1e6, 1e4, 1e7};
+  o.contact = {.stiffness = 1e6, .damping = 1e4, .friction = 1e7};
   return o;
 }
 

@@ -106,7 +106,7 @@ TEST(Integrator, ComesToRestOnTheFloor) {
   Obstacle floor;
   floor.normal = Vec3::UnitY();
   floor.trajectory = make_constant_trajectory(Vec3(0, -0.01, 0));
-  floor.contact = {1e4, 50, 1e4};
+  floor.contact = {.stiffness = 1e4, .damping = 50, .friction = 1e4};
   m.obstacles = {floor};
   auto model = std::make_shared<const SimulationModel>(m);
   const std::unique_ptr<Integrator> integrator = make_integrator(model);

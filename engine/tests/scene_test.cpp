@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <filesystem>
 
 #include "engine/forces/constant_q.h"
@@ -387,6 +389,66 @@ TEST(Scene, AnchorsSelectionAndFixedSets) {
   EXPECT_LT((s.body->mesh.vertices[static_cast<size_t>(a.vertex)] - Vec3(0.2, 0.1, 0.1)).norm(),
             1e-12);
   EXPECT_LT((a.target->position(0.5) - Vec3(0.2, 0.6, 0.1)).norm(), 1e-12);
+}
+
+}  // namespace
+}  // namespace softbody
+
+namespace softbody {
+namespace {
+
+// Constraint contact in a scene: obstacles' contact model and mu, the top-level contact section,
+// and the errors that name the field at fault.
+TEST(Scene, ReadsConstraintContactAndNamesItsErrors) {
+  nlohmann::json doc = minimal_scene();
+  doc["obstacles"] = nlohmann::json::parse(R"([
+    {"type": "halfspace", "contact": {"stiffness": 1e4}},
+    {"type": "sphere", "radius": 0.01, "position": [0, 0.2, 0],
+     "contact": {"model": "constraint", "mu": 0.3}}])");
+  doc["contact"] = {{"scheme", "fast"}, {"newton_iterations", 5}, {"compliance", "reused"}};
+  const Scene scene = build_scene(doc, "test.json", ".");
+  EXPECT_EQ(scene.model->obstacles[0].contact.model, ContactModel::kPenalty);
+  EXPECT_EQ(scene.model->obstacles[1].contact.model, ContactModel::kConstraint);
+  EXPECT_EQ(scene.model->obstacles[1].contact.mu, 0.3);
+  EXPECT_EQ(scene.model->contact.scheme, ContactScheme::kFast);
+  EXPECT_EQ(scene.model->contact.newton_iterations, 5);
+  EXPECT_FALSE(scene.model->contact.fresh_compliance);
+
+  const auto error_of = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json bad = doc;
+    change(bad);
+    return build_error(bad);
+  };
+  EXPECT_NE(error_of([](auto& d) {
+              d["obstacles"][1]["contact"]["mu"] = -1;
+            }).find("/obstacles/1/contact/mu: must be >= 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["obstacles"][1]["contact"]["model"] = "glue";
+            }).find("/obstacles/1/contact/model: must be penalty or constraint"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["obstacles"][1]["contact"]["stiffness"] = 1;
+            }).find("/obstacles/1/contact/stiffness: applies to penalty contact only"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of([](auto& d) {
+        d["solver"] = {{"type", "cg"}};
+      }).find("/obstacles/1/contact/model: 'constraint' needs a factor: solver auto or direct"),
+      std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["contact"]["scheme"] = "quick";
+            }).find("/contact/scheme: must be standard or fast"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["contact"]["newton_iterations"] = 0;
+            }).find("/contact/newton_iterations: must lie in [1, 100]"),
+            std::string::npos);
+  // A Krylov solver with the factor preconditioner keeps a factor: accepted.
+  EXPECT_EQ(error_of([](auto& d) {
+              d["solver"] = {{"type", "cg"}, {"preconditioner", "factor"}};
+            }),
+            "");
 }
 
 }  // namespace

@@ -77,6 +77,12 @@ void to_proto(const PublishedState& state, v1::StepStatistics& out) {
   out.set_line_search_backtracks(s.line_search_backtracks);
   out.set_newton_fallback(s.newton_fallback);
   out.set_bdf_order(s.bdf_order);
+  out.set_constraint_contacts(s.constraint_contacts);
+  out.set_active_contacts(s.active_contacts);
+  out.set_max_penetration(s.max_penetration);
+  out.set_pgs_residual(s.pgs_residual);
+  out.set_pgs_iterations(s.pgs_iterations);
+  out.set_contact_ms(s.contact_ms);
 }
 
 void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out) {

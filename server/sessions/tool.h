@@ -29,7 +29,7 @@ struct ToolInput {
   Eigen::Quaterniond orientation = Eigen::Quaterniond::Identity();
   double radius = 0.01;
   double half_length = 0;
-  ContactParameters contact{2e4, 50, 1e4};
+  ContactParameters contact{.stiffness = 2e4, .damping = 50, .friction = 1e4};
   double grab_stiffness = 200;
   double grab_damping = 2;
   int requested_grab_vertex = -1;  // -1: the nearest surface vertex

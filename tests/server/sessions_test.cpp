@@ -611,7 +611,7 @@ TEST(ServerStartup, APreloadThatCannotBeLoadedRefusesToStart) {
     EXPECT_NE(why.find("exited at startup"), std::string::npos) << why;
     EXPECT_NE(why.find("event=startup_failed"), std::string::npos) << why;
     EXPECT_NE(why.find("--preload nosuch: no scene 'nosuch'"), std::string::npos) << why;
-    EXPECT_NE(why.find("available: cantilever, crush, default, knight, liver-creep, pull-up"),
+    EXPECT_NE(why.find("available: cantilever, crush, default, grasp, incline, knight, liver-creep, pull-up"),
               std::string::npos)
         << why;
   }

@@ -3,9 +3,12 @@
 namespace softbody {
 
 StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs) {
-  StepLoads loads{model.anchors, model.obstacles};
+  StepLoads loads{model.anchors, {}, {}};
   loads.anchors.insert(loads.anchors.end(), inputs.anchors.begin(), inputs.anchors.end());
-  loads.obstacles.insert(loads.obstacles.end(), inputs.obstacles.begin(), inputs.obstacles.end());
+  for (const auto* list : {&model.obstacles, &inputs.obstacles})
+    for (const Obstacle& o : *list)
+      (o.contact.model == ContactModel::kConstraint ? loads.constraint_obstacles : loads.obstacles)
+          .push_back(o);
   return loads;
 }
 

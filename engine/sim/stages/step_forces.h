@@ -7,10 +7,13 @@
 
 namespace softbody {
 
-// The model's anchors and obstacles plus this step's inputs (tools).
+// The model's anchors and obstacles plus this step's inputs (tools). Obstacles with penalty
+// contact are forces of the step; those with constraint contact are resolved after its free
+// motion (engine/contact/constraint_contact.h).
 struct StepLoads {
   std::vector<Anchor> anchors;
-  std::vector<Obstacle> obstacles;
+  std::vector<Obstacle> obstacles;             // penalty
+  std::vector<Obstacle> constraint_obstacles;  // constraint
 };
 StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs);
 

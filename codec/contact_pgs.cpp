@@ -1,0 +1,247 @@
+#include "codec/contact_pgs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+namespace softbody::codec {
+namespace {
+
+using std::size_t;
+
+// The current motion of contact k's three rows: delta_free_k + sum_l W_kl lambda_l.
+void block_motion(const ContactProblem& p, const std::vector<double>& lambda, size_t k,
+                  double d[3]) {
+  const size_t n = 3 * static_cast<size_t>(p.contacts);
+  for (size_t r = 0; r < 3; ++r) {
+    const double* row = &p.w[(3 * k + r) * n];
+    double sum = p.delta_free[3 * k + r];
+    for (size_t c = 0; c < n; ++c) sum += row[c] * lambda[c];
+    d[r] = sum;
+  }
+}
+
+double entry(const ContactProblem& p, size_t row, size_t col) {
+  return p.w[row * 3 * static_cast<size_t>(p.contacts) + col];
+}
+
+// Largest eigenvalue of the contact's tangential 2x2 block (symmetric).
+double tangential_stiffness(const ContactProblem& p, size_t k) {
+  const double a = entry(p, 3 * k + 1, 3 * k + 1), c = entry(p, 3 * k + 2, 3 * k + 2);
+  const double b = 0.5 * (entry(p, 3 * k + 1, 3 * k + 2) + entry(p, 3 * k + 2, 3 * k + 1));
+  return 0.5 * (a + c) + std::sqrt(0.25 * (a - c) * (a - c) + b * b);
+}
+
+// Projects (x, y) onto the disk of radius `radius`.
+void project_disk(double& x, double& y, double radius) {
+  const double norm = std::hypot(x, y);
+  if (norm > radius) {
+    const double s = norm > 0 ? radius / norm : 0;
+    x *= s;
+    y *= s;
+  }
+}
+
+// The projected step of one contact from motion d; returns the new multiplier in `out`.
+void local_step(const ContactProblem& p, size_t k, const double lambda[3], const double d[3],
+                double out[3]) {
+  const double w_n = entry(p, 3 * k, 3 * k);
+  out[0] = std::max(0.0, lambda[0] - d[0] / w_n);
+  // The tangential motion after the normal change (through the block's coupling terms).
+  const double dn = out[0] - lambda[0];
+  const double d1 = d[1] + entry(p, 3 * k + 1, 3 * k) * dn;
+  const double d2 = d[2] + entry(p, 3 * k + 2, 3 * k) * dn;
+  const double w_t = tangential_stiffness(p, k);
+  out[1] = lambda[1] - d1 / w_t;
+  out[2] = lambda[2] - d2 / w_t;
+  project_disk(out[1], out[2], p.mu[k] * out[0]);
+}
+
+}  // namespace
+
+PgsReport solve_contact_pgs(const ContactProblem& p, std::vector<double>& lambda,
+                            const PgsOptions& options) {
+  const size_t m = static_cast<size_t>(p.contacts);
+  if (lambda.size() != 3 * m) lambda.assign(3 * m, 0.0);
+  PgsReport report;
+  for (size_t k = 0; k < m; ++k)  // a warm start must lie in the cone
+    project_disk(lambda[3 * k + 1], lambda[3 * k + 2],
+                 p.mu[k] * (lambda[3 * k] = std::max(0.0, lambda[3 * k])));
+  while (report.iterations < options.max_iterations) {
+    ++report.iterations;
+    double largest_change = 0;
+    for (size_t k = 0; k < m; ++k) {
+      double d[3], next[3];
+      block_motion(p, lambda, k, d);
+      local_step(p, k, &lambda[3 * k], d, next);
+      const double w_n = entry(p, 3 * k, 3 * k), w_t = tangential_stiffness(p, k);
+      largest_change =
+          std::max({largest_change, std::abs(next[0] - lambda[3 * k]) * w_n,
+                    std::hypot(next[1] - lambda[3 * k + 1], next[2] - lambda[3 * k + 2]) * w_t});
+      for (size_t r = 0; r < 3; ++r) lambda[3 * k + r] = next[r];
+    }
+    if (largest_change <= options.tolerance) break;
+  }
+  report.residual = contact_residual(p, lambda);
+  report.converged = report.residual <= options.tolerance;
+  return report;
+}
+
+double contact_residual(const ContactProblem& p, const std::vector<double>& lambda) {
+  double largest = 0;
+  for (size_t k = 0; k < static_cast<size_t>(p.contacts); ++k) {
+    double d[3], next[3];
+    block_motion(p, lambda, k, d);
+    local_step(p, k, &lambda[3 * k], d, next);
+    largest = std::max({largest, std::abs(next[0] - lambda[3 * k]) * entry(p, 3 * k, 3 * k),
+                        std::hypot(next[1] - lambda[3 * k + 1], next[2] - lambda[3 * k + 2]) *
+                            tangential_stiffness(p, k)});
+  }
+  return largest;
+}
+
+std::vector<double> contact_motion(const ContactProblem& p, const std::vector<double>& lambda) {
+  std::vector<double> delta(3 * static_cast<size_t>(p.contacts));
+  for (size_t k = 0; k < static_cast<size_t>(p.contacts); ++k)
+    block_motion(p, lambda, k, &delta[3 * k]);
+  return delta;
+}
+
+}  // namespace softbody::codec
+
+namespace softbody::codec {
+namespace {
+
+enum class ContactState { kSeparated, kStick, kSlip };
+
+// Solves the dense n x n system a x = b in place by Gaussian elimination with partial pivoting
+// (written here: codec/ is standard library only, for the WebAssembly build). False if singular.
+bool solve_dense(std::vector<double>& a, std::vector<double>& b, std::size_t n) {
+  for (std::size_t col = 0; col < n; ++col) {
+    std::size_t pivot = col;
+    for (std::size_t r = col + 1; r < n; ++r)
+      if (std::abs(a[r * n + col]) > std::abs(a[pivot * n + col])) pivot = r;
+    if (!(std::abs(a[pivot * n + col]) > 0)) return false;
+    if (pivot != col) {
+      for (std::size_t c = 0; c < n; ++c) std::swap(a[col * n + c], a[pivot * n + c]);
+      std::swap(b[col], b[pivot]);
+    }
+    for (std::size_t r = col + 1; r < n; ++r) {
+      const double f = a[r * n + col] / a[col * n + col];
+      if (f == 0) continue;
+      for (std::size_t c = col; c < n; ++c) a[r * n + c] -= f * a[col * n + c];
+      b[r] -= f * b[col];
+    }
+  }
+  for (std::size_t i = n; i-- > 0;) {
+    double s = b[i];
+    for (std::size_t c = i + 1; c < n; ++c) s -= a[i * n + c] * b[c];
+    b[i] = s / a[i * n + i];
+  }
+  return true;
+}
+
+}  // namespace
+
+PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, const PgsOptions& pgs,
+                        const ActiveSetOptions& active_set) {
+  const std::size_t m = static_cast<std::size_t>(p.contacts), n3 = 3 * m;
+  if (lambda.size() != n3) lambda.assign(n3, 0.0);
+  std::vector<ContactState> state(m, ContactState::kSeparated);
+  std::vector<double> slip_x(m, 0), slip_y(m, 0);  // friction direction of slipping contacts
+  // The first classification from the warm start (or the free gaps).
+  std::vector<double> delta = contact_motion(p, lambda);
+  for (std::size_t k = 0; k < m; ++k) {
+    const bool pressed = lambda[3 * k] > 0 || delta[3 * k] < 0;
+    state[k] = pressed ? ContactState::kStick : ContactState::kSeparated;
+  }
+  int iterations = 0;
+  for (; iterations < active_set.max_iterations; ++iterations) {
+    // Unknowns: 3 per sticking contact, lambda_n per slipping one; equations: their gap rows.
+    std::vector<std::size_t> first(m, 0);
+    std::size_t unknowns = 0;
+    for (std::size_t k = 0; k < m; ++k) {
+      first[k] = unknowns;
+      unknowns += state[k] == ContactState::kStick ? 3 : state[k] == ContactState::kSlip ? 1 : 0;
+    }
+    std::vector<double> next(n3, 0.0);
+    if (unknowns > 0) {
+      // Column j of the reduced matrix: the motion of the equations' rows per unit of unknown j.
+      std::vector<double> a(unknowns * unknowns, 0.0), b(unknowns, 0.0);
+      auto row_of = [&](std::size_t k, std::size_t r) { return 3 * k + r; };
+      std::vector<std::size_t> rows;  // full-problem row of each equation
+      for (std::size_t k = 0; k < m; ++k) {
+        if (state[k] == ContactState::kStick)
+          for (std::size_t r = 0; r < 3; ++r) rows.push_back(row_of(k, r));
+        else if (state[k] == ContactState::kSlip)
+          rows.push_back(row_of(k, 0));
+      }
+      for (std::size_t e = 0; e < unknowns; ++e) {
+        const double* w = &p.w[rows[e] * n3];
+        b[e] = -p.delta_free[rows[e]];
+        for (std::size_t k = 0; k < m; ++k) {
+          const std::size_t j = first[k];
+          if (state[k] == ContactState::kStick) {
+            for (std::size_t r = 0; r < 3; ++r) a[e * unknowns + j + r] = w[3 * k + r];
+          } else if (state[k] == ContactState::kSlip) {
+            const double mu = p.mu[k];
+            a[e * unknowns + j] =
+                w[3 * k] + mu * (slip_x[k] * w[3 * k + 1] + slip_y[k] * w[3 * k + 2]);
+          }
+        }
+      }
+      if (!solve_dense(a, b, unknowns)) break;
+      for (std::size_t k = 0; k < m; ++k) {
+        const std::size_t j = first[k];
+        if (state[k] == ContactState::kStick) {
+          for (std::size_t r = 0; r < 3; ++r) next[3 * k + r] = b[j + r];
+        } else if (state[k] == ContactState::kSlip) {
+          next[3 * k] = b[j];
+          next[3 * k + 1] = p.mu[k] * b[j] * slip_x[k];
+          next[3 * k + 2] = p.mu[k] * b[j] * slip_y[k];
+        }
+      }
+    }
+    lambda = next;
+    delta = contact_motion(p, lambda);
+    // Re-classify.
+    bool changed = false;
+    for (std::size_t k = 0; k < m; ++k) {
+      ContactState s = state[k];
+      const double ln = lambda[3 * k], lt = std::hypot(lambda[3 * k + 1], lambda[3 * k + 2]);
+      const double dt = std::hypot(delta[3 * k + 1], delta[3 * k + 2]);
+      if (s != ContactState::kSeparated && ln < 0) {
+        s = ContactState::kSeparated;
+      } else if (s == ContactState::kSeparated && delta[3 * k] < 0) {
+        s = ContactState::kStick;
+      } else if (s == ContactState::kStick && lt > p.mu[k] * ln) {
+        s = ContactState::kSlip;
+        slip_x[k] = lambda[3 * k + 1] / lt;
+        slip_y[k] = lambda[3 * k + 2] / lt;
+      } else if (s == ContactState::kSlip && dt > 0) {
+        // Friction opposes the slip; a slip that turned against the assumed friction sticks.
+        const double along = -(delta[3 * k + 1] * slip_x[k] + delta[3 * k + 2] * slip_y[k]);
+        if (along < 0) {
+          s = ContactState::kStick;
+        } else {
+          const double x = -delta[3 * k + 1] / dt, y = -delta[3 * k + 2] / dt;
+          if (std::abs(x - slip_x[k]) + std::abs(y - slip_y[k]) > 1e-9) changed = true;
+          slip_x[k] = x;
+          slip_y[k] = y;
+        }
+      }
+      if (s != state[k]) changed = true;
+      state[k] = s;
+    }
+    if (!changed) {
+      ++iterations;
+      break;
+    }
+  }
+  // The PGS polish projects onto the cone and settles what the classification left.
+  PgsReport report = solve_contact_pgs(p, lambda, pgs);
+  report.iterations += iterations;
+  return report;
+}
+
+}  // namespace softbody::codec

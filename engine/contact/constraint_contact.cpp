@@ -1,0 +1,229 @@
+#include "engine/contact/constraint_contact.h"
+
+#include <Eigen/SparseCore>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "codec/contact_pgs.h"
+#include "engine/contact/contact_frames.h"
+
+namespace softbody {
+namespace {
+
+double rest_diagonal(const Vec3Array& rest) {
+  Box3 box;
+  for (const Vec3& p : rest) box.grow(p);
+  return rest.empty() ? 1.0 : (box.max - box.min).norm();
+}
+
+// J^T (3n x 3m) of the proximity points, or H^T = J^T C^T when `frames` are given.
+Eigen::SparseMatrix<double> jacobian_transpose(const std::vector<ContactPoint>& points, Index n,
+                                               const std::vector<Mat3>* frames) {
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(points.size() * 27);
+  for (size_t k = 0; k < points.size(); ++k) {
+    const ContactPoint& c = points[k];
+    const auto column = 3 * static_cast<Eigen::Index>(k);
+    for (int i = 0; i < c.count; ++i) {
+      const auto row = 3 * static_cast<Eigen::Index>(c.vertices[static_cast<size_t>(i)]);
+      const double w = c.weights[static_cast<size_t>(i)];
+      for (int r = 0; r < 3; ++r)
+        for (int d = 0; d < 3; ++d) {
+          const double value = frames ? w * (*frames)[k](r, d) : (r == d ? w : 0.0);
+          if (value != 0) entries.emplace_back(row + d, column + r, value);
+        }
+    }
+  }
+  Eigen::SparseMatrix<double> jt(3 * n, 3 * static_cast<Eigen::Index>(points.size()));
+  jt.setFromTriplets(entries.begin(), entries.end());
+  return jt;
+}
+
+using Clock = std::chrono::steady_clock;
+double ms_since(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+Eigen::VectorXd proximity_points(const std::vector<ContactPoint>& points, const Vec3Array& x) {
+  Eigen::VectorXd p(3 * static_cast<Eigen::Index>(points.size()));
+  for (size_t k = 0; k < points.size(); ++k)
+    p.segment<3>(3 * static_cast<Eigen::Index>(k)) = points[k].position(x);
+  return p;
+}
+
+void flatten(const Eigen::MatrixXd& w, std::vector<double>& out) {
+  out.resize(static_cast<size_t>(w.size()));
+  Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      out.data(), w.rows(), w.cols()) = w;
+}
+
+}  // namespace
+
+const char* contact_scheme_name(ContactScheme scheme) {
+  return scheme == ContactScheme::kFast ? "fast" : "standard";
+}
+
+ConstraintContact::ConstraintContact(const SimulationModel& model)
+    : model_(model), detector_(*model.topology, model.rest) {}
+
+bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_start, double t_next,
+                                double h, const Vec3Array& p_start,
+                                const ConstrainedBlockOperator& a, StepSolver& solver, Vec3Array& p,
+                                Vec3Array& v, std::vector<SimulationState::ContactMemory>& memory,
+                                ContactResult& result) {
+  result = {};
+  const std::vector<SimulationState::ContactMemory> previous = std::move(memory);
+  memory.clear();
+  result.obstacle_forces.assign(obstacles.size(), Vec3::Zero());
+  if (obstacles.empty()) return true;
+  const ContactOptions& o = model_.contact;
+  const double diagonal = rest_diagonal(model_.rest);
+  std::vector<Vec3> centres(obstacles.size()), moved(obstacles.size());
+  for (size_t i = 0; i < obstacles.size(); ++i) {
+    centres[i] = obstacles[i].trajectory->position(t_next);
+    moved[i] = centres[i] - obstacles[i].trajectory->position(t_start);
+  }
+  auto clock = Clock::now();
+  result.points = detector_.detect(obstacles, centres, p, o.margin * diagonal);
+  result.detect_ms = ms_since(clock);
+  const std::vector<ContactPoint>& points = result.points;
+  if (points.empty()) return true;
+
+  const Index n = model_.topology->num_vertices();
+  const auto m = static_cast<Eigen::Index>(points.size());
+  const double denom = h + model_.options.beta, to_position = h / denom;
+  clock = Clock::now();
+  if (o.fresh_compliance)
+    solver.factorize_definite_now(a);
+  else
+    solver.ensure_definite_factor(a);
+  result.factor_ms = ms_since(clock);
+  clock = Clock::now();
+  const Eigen::SparseMatrix<double> jt = jacobian_transpose(points, n, nullptr);
+  // W_J in position form, once per step (both schemes need it for the fast one's products, the
+  // standard one only for its first iteration's free gaps: cheap beside the rebuilds).
+  Eigen::MatrixXd w_j;
+  if (o.scheme == ContactScheme::kFast) w_j = to_position * solver.delassus(a, jt);
+  result.build_ms = ms_since(clock);
+  const Eigen::VectorXd p_free = proximity_points(points, p);
+  const Eigen::VectorXd p_begin = proximity_points(points, p_start);
+  const Vec3Array x_free = p;
+
+  codec::ContactProblem problem;
+  problem.contacts = static_cast<int>(m);
+  problem.mu.resize(static_cast<size_t>(m));
+  for (size_t k = 0; k < points.size(); ++k) problem.mu[k] = points[k].mu;
+  problem.delta_free.resize(3 * static_cast<size_t>(m));
+  std::vector<Mat3> frames(points.size()), previous_frames;
+  // The warm start: last step's force on the same feature of the same obstacle (in world
+  // coordinates; put into this step's frames below).
+  Eigen::VectorXd warm_world = Eigen::VectorXd::Zero(3 * m);
+  for (size_t k = 0; k < points.size(); ++k)
+    for (const auto& remembered : previous)
+      if (remembered.obstacle == points[k].obstacle && remembered.vertices == points[k].vertices) {
+        warm_world.segment<3>(3 * static_cast<Eigen::Index>(k)) = remembered.force;
+        break;
+      }
+  std::vector<double> lambda;
+  Eigen::VectorXd positions = p_free, lambda_vec, dv;
+  Eigen::SparseMatrix<double> ht;
+  const codec::PgsOptions pgs{o.pgs_iterations, o.tolerance * diagonal};
+
+  for (int iteration = 0; iteration < std::max(1, o.newton_iterations); ++iteration) {
+    ++result.newton_iterations;
+    // Frames and free gaps linearized at the current proximity points.
+    for (size_t k = 0; k < points.size(); ++k) {
+      const ContactPoint& c = points[k];
+      const auto i = 3 * static_cast<Eigen::Index>(k);
+      const Vec3 at = positions.segment<3>(i);
+      double distance;
+      Vec3 normal;
+      if (!surface_distance(obstacles[static_cast<size_t>(c.obstacle)],
+                            centres[static_cast<size_t>(c.obstacle)], at, distance, normal)) {
+        normal = iteration == 0 ? c.normal : Vec3(frames[k].row(0).transpose());
+        distance = std::numeric_limits<double>::infinity();  // off the obstacle: no force
+      }
+      frames[k] = contact_frame(normal);
+      const Vec3 slip =
+          p_free.segment<3>(i) - p_begin.segment<3>(i) - moved[static_cast<size_t>(c.obstacle)];
+      problem.delta_free[3 * k] = distance - normal.dot(at - Vec3(p_free.segment<3>(i)));
+      problem.delta_free[3 * k + 1] = frames[k].row(1).dot(slip);
+      problem.delta_free[3 * k + 2] = frames[k].row(2).dot(slip);
+    }
+    clock = Clock::now();
+    Eigen::MatrixXd w;
+    if (o.scheme == ContactScheme::kFast) {
+      w = reorient_compliance(w_j, frames);
+    } else {
+      ht = jacobian_transpose(points, n, &frames);
+      w = to_position * solver.delassus(a, ht);
+    }
+    flatten(w, problem.w);
+    result.rebuild_ms += ms_since(clock);
+    // Warm start: the last iteration's forces (the last step's at the first) in the new frames.
+    {
+      const Eigen::VectorXd world =
+          previous_frames.empty()
+              ? warm_world
+              : world_forces(previous_frames, Eigen::Map<Eigen::VectorXd>(lambda.data(), 3 * m));
+      lambda.resize(3 * static_cast<size_t>(m));
+      for (size_t k = 0; k < points.size(); ++k) {
+        const Vec3 f = world.segment<3>(3 * static_cast<Eigen::Index>(k));
+        const Vec3 local = frames[k] * f;
+        for (int r = 0; r < 3; ++r) lambda[3 * k + static_cast<size_t>(r)] = local(r);
+      }
+    }
+    clock = Clock::now();
+    const codec::PgsReport report = codec::solve_contact(problem, lambda, pgs);
+    result.pgs_ms += ms_since(clock);
+    result.pgs_iterations += report.iterations;
+    result.pgs_residual = report.residual;
+    lambda_vec = Eigen::Map<const Eigen::VectorXd>(lambda.data(), 3 * m);
+    previous_frames = frames;
+    clock = Clock::now();
+    Eigen::VectorXd next;
+    if (o.scheme == ContactScheme::kFast) {
+      next = p_free + w_j * world_forces(frames, lambda_vec);
+    } else {
+      solver.apply_factor_inverse(a, ht * lambda_vec / denom, dv);
+      Vec3Array x = x_free;
+      for (Index vtx = 0; vtx < n; ++vtx) x[static_cast<size_t>(vtx)] += h * dv.segment<3>(3 * vtx);
+      next = proximity_points(points, x);
+    }
+    result.correction_ms += ms_since(clock);
+    const double change = (next - positions).lpNorm<Eigen::Infinity>();
+    positions = next;
+    if (change <= pgs.tolerance) break;  // the directions no longer move
+  }
+  // The corrective motion (for the standard scheme, the last iteration's solve).
+  if (o.scheme == ContactScheme::kFast) {
+    clock = Clock::now();
+    solver.apply_factor_inverse(a, jt * world_forces(frames, lambda_vec) / denom, dv);
+    result.correction_ms += ms_since(clock);
+  }
+  for (Index vtx = 0; vtx < n; ++vtx) {
+    const auto i = static_cast<size_t>(vtx);
+    v[i] += dv.segment<3>(3 * vtx);
+    p[i] = x_free[i] + h * dv.segment<3>(3 * vtx);
+    if (!p[i].allFinite() || !v[i].allFinite()) return false;
+  }
+  const Eigen::VectorXd forces = world_forces(frames, lambda_vec);
+  result.forces.resize(points.size());
+  for (size_t k = 0; k < points.size(); ++k) {
+    const Vec3 f = forces.segment<3>(3 * static_cast<Eigen::Index>(k));
+    result.forces[k] = f;
+    result.obstacle_forces[static_cast<size_t>(points[k].obstacle)] -= f;
+    if (lambda[3 * k] > 0) memory.push_back({points[k].obstacle, points[k].vertices, f});
+    if (lambda[3 * k] > 0) ++result.active;
+    double distance;
+    Vec3 normal;
+    const ContactPoint& c = points[k];
+    if (surface_distance(obstacles[static_cast<size_t>(c.obstacle)],
+                         centres[static_cast<size_t>(c.obstacle)], c.position(p), distance, normal))
+      result.max_penetration = std::max(result.max_penetration, -distance);
+  }
+  return true;
+}
+
+}  // namespace softbody

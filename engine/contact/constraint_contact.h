@@ -1,0 +1,67 @@
+// Constraint contact, a stage of the step (issue 22, seed 002): after the integrator's free motion
+// (every force but the constraint obstacles'), contacts are detected, their compliance is built
+// from the step solver's factor and the Signorini-Coulomb problem is solved by projected
+// Gauss-Seidel (codec/contact_pgs.h); one corrective motion then moves the state.
+//
+// Our step is in velocity form (stages/step_matrix.h: A v = b, the external forces in b over
+// h + beta, p = p^ + h v), so a force J^T lambda moves the proximity points by
+// h/(h + beta) J A^-1 J^T lambda and the velocities by A^-1 J^T lambda / (h + beta)
+// (Delassus.TheStepMovesAConstraintByTheComplianceOfItsMatrix). W_J below is that position form.
+//
+// Two schemes, selectable (ContactScheme), both with m = newton_iterations re-linearizations of
+// the constraint directions (seed 002 §5), solving each time for the total force (variant II of
+// ../shared/notes: the cone then holds for the force actually applied, and a warm start from the
+// last iteration's force, re-expressed in the new frames, costs nothing):
+//   standard: each iteration builds W = H A^-1 H^T for H = C_i J by half-solves and moves the
+//             state by a solve (seed 002's Algorithm 2);
+//   fast:     W_J = J A^-1 J^T once per step; each iteration re-orients W = C_i W_J C_i^T and
+//             moves the proximity points P = P_free + W_J C_i^T lambda, with no solve; one solve
+//             at the end (seed 002's Algorithm 3).
+// With A's factor fixed within the step and J constant (barycentric weights), the two compute the
+// same answer; they differ in cost, which is the point of seed 002 (softbody-bench contact).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "engine/contact/contact_detection.h"
+#include "engine/sim/simulation.h"
+#include "engine/solvers/linear_operator.h"
+
+namespace softbody {
+
+// One step's contact resolution, for statistics, haptics and tests.
+struct ContactResult {
+  std::vector<ContactPoint> points;   // as detected at the free motion
+  std::vector<Vec3> forces;           // on the body at each point [N]
+  std::vector<Vec3> obstacle_forces;  // on each obstacle (minus the body's share) [N]
+  double max_penetration = 0;         // deepest contact at the end of the step [m] (0: none)
+  double pgs_residual = 0;            // natural residual of the last PGS [m]
+  int pgs_iterations = 0;             // summed over Newton iterations
+  int newton_iterations = 0;
+  int active = 0;  // contacts carrying a force
+  // Where the time went [ms] (seed 002's Table 1): detection; the factorization for a fresh
+  // compliance; W_J (fast) once; the W re-orientations or rebuilds, the PGS runs and the
+  // corrective motions (proximity-point updates and solves), summed over Newton iterations.
+  double detect_ms = 0, factor_ms = 0, build_ms = 0, rebuild_ms = 0, pgs_ms = 0, correction_ms = 0;
+};
+
+class ConstraintContact {
+ public:
+  explicit ConstraintContact(const SimulationModel& model);
+
+  // The step went from `p_start` (at t_start) to the free motion p = p_hat + h v; `a` is the
+  // step's matrix and `solver` holds its factor. Moves p and v by the contact forces with
+  // `obstacles` at t_next. `memory`: the last step's forces per contact, the warm start; replaced
+  // by this step's. False when the corrected state is not finite.
+  bool resolve(std::span<const Obstacle> obstacles, double t_start, double t_next, double h,
+               const Vec3Array& p_start, const ConstrainedBlockOperator& a, StepSolver& solver,
+               Vec3Array& p, Vec3Array& v, std::vector<SimulationState::ContactMemory>& memory,
+               ContactResult& result);
+
+ private:
+  const SimulationModel& model_;
+  ContactDetector detector_;
+};
+
+}  // namespace softbody

@@ -1,0 +1,253 @@
+#include "engine/contact/contact_detection.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace softbody {
+namespace {
+
+// Weights below this are the feature's boundary: the point lies on the edge or vertex opposite.
+constexpr double kOnFeature = 1e-9;
+
+const Vec3& at(const Vec3Array& x, Index v) {
+  return x[static_cast<size_t>(v)];
+}
+
+// Closest points of segments p1-q1 and p2-q2: parameters s, t in [0, 1] (Ericson 5.1.9).
+void closest_segments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, double& s,
+                      double& t) {
+  const Vec3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
+  if (a <= 1e-300 && e <= 1e-300) {
+    s = t = 0;
+    return;
+  }
+  if (a <= 1e-300) {
+    s = 0;
+    t = std::clamp(f / e, 0.0, 1.0);
+    return;
+  }
+  const double c = d1.dot(r);
+  if (e <= 1e-300) {
+    t = 0;
+    s = std::clamp(-c / a, 0.0, 1.0);
+    return;
+  }
+  const double b = d1.dot(d2), denom = a * e - b * b;
+  s = denom > 0 ? std::clamp((b * f - c * e) / denom, 0.0, 1.0) : 0.0;
+  t = (b * s + f) / e;
+  if (t < 0) {
+    t = 0;
+    s = std::clamp(-c / a, 0.0, 1.0);
+  } else if (t > 1) {
+    t = 1;
+    s = std::clamp((b - c) / a, 0.0, 1.0);
+  }
+}
+
+// Barycentric weights of the triangle point closest to segment s0-s1.
+std::array<double, 3> closest_to_segment(const Vec3& s0, const Vec3& s1, const Vec3& a,
+                                         const Vec3& b, const Vec3& c) {
+  const Vec3 corners[3] = {a, b, c};
+  auto point = [&](const std::array<double, 3>& w) { return w[0] * a + w[1] * b + w[2] * c; };
+  auto segment_distance = [&](const Vec3& q) {
+    const Vec3 d = s1 - s0;
+    const double len2 = d.squaredNorm();
+    const double u = len2 > 0 ? std::clamp((q - s0).dot(d) / len2, 0.0, 1.0) : 0.0;
+    return (q - (s0 + u * d)).norm();
+  };
+  std::array<double, 3> best = closest_on_triangle(s0, a, b, c);
+  double best_distance = segment_distance(point(best));
+  auto consider = [&](const std::array<double, 3>& w) {
+    const double d = segment_distance(point(w));
+    if (d < best_distance) {
+      best_distance = d;
+      best = w;
+    }
+  };
+  consider(closest_on_triangle(s1, a, b, c));
+  for (int e = 0; e < 3; ++e) {
+    double s, t;
+    closest_segments(s0, s1, corners[e], corners[(e + 1) % 3], s, t);
+    std::array<double, 3> w = {0, 0, 0};
+    w[static_cast<size_t>(e)] = 1 - t;
+    w[static_cast<size_t>((e + 1) % 3)] = t;
+    consider(w);
+  }
+  // The segment through the triangle's interior: distance 0 there.
+  const Vec3 normal = (b - a).cross(c - a);
+  const double h0 = normal.dot(s0 - a), h1 = normal.dot(s1 - a);
+  if (h0 * h1 < 0) {
+    const Vec3 crossing = s0 + h0 / (h0 - h1) * (s1 - s0);
+    consider(closest_on_triangle(crossing, a, b, c));
+  }
+  return best;
+}
+
+}  // namespace
+
+std::array<double, 3> closest_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b,
+                                          const Vec3& c) {
+  const Vec3 ab = b - a, ac = c - a, ap = p - a;
+  const double d1 = ab.dot(ap), d2 = ac.dot(ap);
+  if (d1 <= 0 && d2 <= 0) return {1, 0, 0};
+  const Vec3 bp = p - b;
+  const double d3 = ab.dot(bp), d4 = ac.dot(bp);
+  if (d3 >= 0 && d4 <= d3) return {0, 1, 0};
+  const double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0) {
+    const double v = d1 / (d1 - d3);
+    return {1 - v, v, 0};
+  }
+  const Vec3 cp = p - c;
+  const double d5 = ab.dot(cp), d6 = ac.dot(cp);
+  if (d6 >= 0 && d5 <= d6) return {0, 0, 1};
+  const double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0) {
+    const double w = d2 / (d2 - d6);
+    return {1 - w, 0, w};
+  }
+  const double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
+    const double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    return {0, 1 - w, w};
+  }
+  const double denom = 1 / (va + vb + vc);
+  const double v = vb * denom, w = vc * denom;
+  return {1 - v - w, v, w};
+}
+
+ContactDetector::ContactDetector(const MeshTopology& topology, const Vec3Array& rest)
+    : topology_(topology), bvh_(topology.boundary_faces(), rest) {
+  std::set<std::pair<Index, Index>> edges;
+  for (const Triangle& t : topology.boundary_faces())
+    for (size_t i = 0; i < 3; ++i) edges.insert(std::minmax(t[i], t[(i + 1) % 3]));
+  double total = 0;
+  for (const auto& [a, b] : edges)
+    total += (rest[static_cast<size_t>(a)] - rest[static_cast<size_t>(b)]).norm();
+  mean_edge_ = edges.empty() ? 0 : total / static_cast<double>(edges.size());
+}
+
+std::vector<ContactPoint> ContactDetector::detect(std::span<const Obstacle> obstacles,
+                                                  std::span<const Vec3> centres, const Vec3Array& x,
+                                                  double margin) {
+  std::vector<ContactPoint> contacts;
+  bool refitted = false;
+  for (size_t i = 0; i < obstacles.size(); ++i) {
+    const Obstacle& o = obstacles[i];
+    if (o.shape == ObstacleShape::kSphere || o.shape == ObstacleShape::kCapsule) {
+      if (!refitted) bvh_.refit(x);
+      refitted = true;
+      detect_triangles(o, static_cast<int>(i), centres[i], x, margin, contacts);
+    } else {
+      detect_vertices(o, static_cast<int>(i), centres[i], x, margin, contacts);
+    }
+  }
+  return contacts;
+}
+
+void ContactDetector::detect_vertices(const Obstacle& o, int index, const Vec3& centre,
+                                      const Vec3Array& x, double margin,
+                                      std::vector<ContactPoint>& out) const {
+  for (Index v : topology_.boundary_vertices()) {
+    double distance;
+    Vec3 normal;
+    if (!surface_distance(o, centre, at(x, v), distance, normal) || !(distance < margin)) continue;
+    ContactPoint c;
+    c.vertices = {v, -1, -1};
+    c.weights = {1, 0, 0};
+    c.count = 1;
+    c.obstacle = index;
+    c.point = at(x, v);
+    c.normal = normal;
+    c.gap = distance;
+    c.mu = o.contact.mu;
+    out.push_back(c);
+  }
+}
+
+void ContactDetector::detect_triangles(const Obstacle& o, int index, const Vec3& centre,
+                                       const Vec3Array& x, double margin,
+                                       std::vector<ContactPoint>& out) const {
+  const double reach = o.radius + margin;
+  Box3 box;
+  const Vec3 half_axis =
+      o.shape == ObstacleShape::kCapsule ? Vec3(o.half_length * o.axis) : Vec3::Zero();
+  box.grow(centre - half_axis);
+  box.grow(centre + half_axis);
+  box.min.array() -= reach;
+  box.max.array() += reach;
+  // One contact per feature: the key is the feature's sorted vertices (-1 padded).
+  std::map<std::array<Index, 3>, ContactPoint> features;
+  bvh_.query(box, [&](Index t) {
+    const Triangle& tri = bvh_.triangles()[static_cast<size_t>(t)];
+    const Vec3 &a = at(x, tri[0]), &b = at(x, tri[1]), &c = at(x, tri[2]);
+    const std::array<double, 3> w =
+        o.shape == ObstacleShape::kSphere
+            ? closest_on_triangle(centre, a, b, c)
+            : closest_to_segment(centre - half_axis, centre + half_axis, a, b, c);
+    ContactPoint contact;
+    contact.obstacle = index;
+    contact.mu = o.contact.mu;
+    for (size_t k = 0; k < 3; ++k) {
+      if (w[k] <= kOnFeature) continue;
+      contact.vertices[static_cast<size_t>(contact.count)] = tri[k];
+      contact.weights[static_cast<size_t>(contact.count)] = w[k];
+      ++contact.count;
+    }
+    // Renormalized after dropping the negligible weights, and sorted by vertex for the key.
+    double total = 0;
+    for (int k = 0; k < contact.count; ++k) total += contact.weights[static_cast<size_t>(k)];
+    std::array<std::pair<Index, double>, 3> sorted{};
+    for (int k = 0; k < contact.count; ++k)
+      sorted[static_cast<size_t>(k)] = {contact.vertices[static_cast<size_t>(k)],
+                                        contact.weights[static_cast<size_t>(k)] / total};
+    for (int i = 1; i < contact.count; ++i)  // insertion sort of at most 3
+      for (int j = i; j > 0 && sorted[static_cast<size_t>(j)] < sorted[static_cast<size_t>(j - 1)];
+           --j)
+        std::swap(sorted[static_cast<size_t>(j)], sorted[static_cast<size_t>(j - 1)]);
+    std::array<Index, 3> key = {-1, -1, -1};
+    for (int k = 0; k < contact.count; ++k) {
+      const auto s = static_cast<size_t>(k);
+      contact.vertices[s] = key[s] = sorted[s].first;
+      contact.weights[s] = sorted[s].second;
+    }
+    if (features.count(key)) return;
+    contact.point = contact.position(x);
+    double distance;
+    Vec3 normal;
+    if (!surface_distance(o, centre, contact.point, distance, normal) || !(distance < margin))
+      return;
+    contact.normal = normal;
+    contact.gap = distance;
+    features.emplace(key, contact);
+  });
+  // An edge or a vertex is a contact only where it is the closest feature of every boundary
+  // triangle around it: a local minimum of the distance over the surface. Elsewhere a face beside
+  // it holds a closer point, and the two nearly parallel constraints would only make W
+  // near-singular (PGS then crawls). The surface's minima outside the obstacle keep all of it
+  // outside: the closest surface point is one of them.
+  // Every triangle's closest point is a contact, not only the surface's local minima of the
+  // distance: the corrective motion reshapes the surface, and a surface held at its minima alone
+  // tents into the obstacle around them (measured: a pressed sphere sank through the body).
+  std::vector<ContactPoint> candidates;
+  for (const auto& [key, contact] : features) candidates.push_back(contact);
+  // Where the surface folds around the obstacle (a pressed edge), the faces on both sides have
+  // their closest points a hair apart, and such nearly parallel constraints make W near-singular
+  // (PGS then crawls): deepest first, a contact closer than a quarter of the mean boundary edge to
+  // one already kept is the same contact.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const ContactPoint& a, const ContactPoint& b) { return a.gap < b.gap; });
+  const double merge = 0.25 * mean_edge_;
+  const size_t first = out.size();
+  for (const ContactPoint& c : candidates) {
+    const bool duplicate = std::any_of(
+        out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
+        [&](const ContactPoint& kept) { return (kept.point - c.point).norm() < merge; });
+    if (!duplicate) out.push_back(c);
+  }
+}
+
+}  // namespace softbody

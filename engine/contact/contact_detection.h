@@ -1,0 +1,65 @@
+// Contact detection for constraint contact (issue 22): the body's boundary against rigid
+// obstacles. Spheres and capsules meet the boundary triangles (closest points through the
+// SurfaceBvh, so a tool pressed between vertices meets the faces and edges there); half-spaces and
+// plates meet boundary vertices (a flat obstacle touches a body first at its vertices). Each
+// contact is a point of the surface given by barycentric weights on one feature (a vertex, an
+// edge or a face), so its Jacobian J is constant within a step: P = sum_i w_i x_i.
+#pragma once
+
+#include <array>
+#include <span>
+#include <vector>
+
+#include "engine/contact/surface_bvh.h"
+#include "engine/mesh/topology.h"
+#include "engine/sim/external_forces.h"
+
+namespace softbody {
+
+struct ContactPoint {
+  std::array<Index, 3> vertices = {-1, -1, -1};  // the feature, `count` of them
+  std::array<double, 3> weights = {0, 0, 0};
+  int count = 0;
+  int obstacle = 0;             // index into the obstacles detected against
+  Vec3 point = Vec3::Zero();    // the surface point at detection
+  Vec3 normal = Vec3::UnitY();  // from the obstacle towards the body
+  double gap = 0;               // signed distance at detection (negative: penetration)
+  double mu = 0;
+
+  Vec3 position(const Vec3Array& x) const {
+    Vec3 p = Vec3::Zero();
+    for (int i = 0; i < count; ++i)
+      p += weights[static_cast<size_t>(i)] *
+           x[static_cast<size_t>(vertices[static_cast<size_t>(i)])];
+    return p;
+  }
+};
+
+class ContactDetector {
+ public:
+  ContactDetector(const MeshTopology& topology, const Vec3Array& rest);
+
+  // Contacts of the body at `x` with the obstacles, their reference points at `centres`, that are
+  // closer than `margin` [m] (or penetrate). One contact per (obstacle, feature): triangles whose
+  // closest points fall on a shared edge or vertex give that edge or vertex once.
+  std::vector<ContactPoint> detect(std::span<const Obstacle> obstacles,
+                                   std::span<const Vec3> centres, const Vec3Array& x,
+                                   double margin);
+
+ private:
+  void detect_vertices(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
+                       double margin, std::vector<ContactPoint>& out) const;
+  void detect_triangles(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
+                        double margin, std::vector<ContactPoint>& out) const;
+
+  const MeshTopology& topology_;
+  SurfaceBvh bvh_;
+  double mean_edge_ = 0;  // mean boundary edge length at rest [m]
+};
+
+// The point of triangle (a, b, c) closest to p, as barycentric weights (Ericson, Real-Time
+// Collision Detection, 5.1.5).
+std::array<double, 3> closest_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b,
+                                          const Vec3& c);
+
+}  // namespace softbody

@@ -1,0 +1,31 @@
+// The scene's `contact` section: how constraint contact (engine/contact/constraint_contact.h) is
+// solved. Part of the immutable model.
+#pragma once
+
+namespace softbody {
+
+enum class ContactScheme {
+  kStandard,  // each Newton iteration rebuilds W = H A^-1 H^T and corrects with a solve
+  kFast,      // seed 002: W_J once per step, re-oriented per iteration without solves
+};
+
+struct ContactOptions {
+  ContactScheme scheme = ContactScheme::kStandard;
+  // m: re-linearizations of the constraint directions within a step (1: SOFA's one linearization).
+  int newton_iterations = 1;
+  int pgs_iterations = 200;  // sweeps at most per Newton iteration
+  // Relative to the body's rest bounding-box diagonal: PGS stops when its natural residual (a
+  // penetration or slip error) is below tolerance * diagonal; obstacles closer than margin *
+  // diagonal are contact candidates.
+  double tolerance = 1e-6;
+  double margin = 0.01;
+  // The compliance W from a factor of the step matrix at the free motion's end, made for each step
+  // with contacts (true), or from the factor the step's solver reuses, possibly some steps old
+  // (false: SOFA's preconditioner-based W, one factorization fewer, but the force follows the
+  // stale matrix: measured 40-60 % jumps on a pressed block when the reused factor is refreshed).
+  bool fresh_compliance = true;
+};
+
+const char* contact_scheme_name(ContactScheme scheme);
+
+}  // namespace softbody

@@ -1,0 +1,61 @@
+// A bounding-volume hierarchy (axis-aligned boxes) over a body's boundary triangles, for contact
+// detection (issue 22). The tree's shape is built once from the rest positions (the topology never
+// changes); each step only refits the boxes to the current positions, bottom-up, in O(triangles).
+// A deforming body's tree then stays valid (every box holds its triangles) though it may loosen;
+// queries stay exact.
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "engine/types.h"
+
+namespace softbody {
+
+struct Box3 {
+  Vec3 min = Vec3::Constant(std::numeric_limits<double>::infinity());
+  Vec3 max = Vec3::Constant(-std::numeric_limits<double>::infinity());
+  void grow(const Vec3& p) {
+    min = min.cwiseMin(p);
+    max = max.cwiseMax(p);
+  }
+  void grow(const Box3& b) {
+    min = min.cwiseMin(b.min);
+    max = max.cwiseMax(b.max);
+  }
+  bool overlaps(const Box3& b) const {
+    return (min.array() <= b.max.array()).all() && (b.min.array() <= max.array()).all();
+  }
+};
+
+class SurfaceBvh {
+ public:
+  // Builds the tree's shape over `triangles` at `positions` (median splits of the centroids along
+  // the longest axis) and fits it.
+  SurfaceBvh(std::vector<Triangle> triangles, const Vec3Array& positions);
+
+  // Fits every box to `positions` (the same vertices the tree was built on).
+  void refit(const Vec3Array& positions);
+  // Calls `visit(triangle index)` for every triangle whose box overlaps `query`.
+  void query(const Box3& query, const std::function<void(Index)>& visit) const;
+
+  const std::vector<Triangle>& triangles() const { return triangles_; }
+
+ private:
+  struct Node {
+    Box3 box;
+    // Leaves: triangles [first, first + count) of order_; inner nodes: children left, left + 1.
+    Index first = 0, count = 0, left = -1;
+  };
+  // Splits `node`'s triangles [first, first + count) of order_ into children until leaves are
+  // small.
+  void build(Index node, Index first, Index count, const std::vector<Vec3>& centroids);
+
+  static constexpr Index kLeafSize = 4;
+  std::vector<Triangle> triangles_;
+  std::vector<Index> order_;  // triangle indices, leaf by leaf
+  std::vector<Node> nodes_;   // root first; children after their parent
+};
+
+}  // namespace softbody
