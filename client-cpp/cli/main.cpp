@@ -104,6 +104,19 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmd->add_option("--stiffness", h.loop.tool.contact_stiffness, "contact stiffness [N/m]")
         ->capture_default_str();
+    cmd->add_option_function<std::string>(
+           "--contact",
+           [&h](const std::string& model) {
+             h.loop.tool.contact_model = model == "constraint"
+                                             ? softbody::v1::CONTACT_MODEL_CONSTRAINT
+                                             : softbody::v1::CONTACT_MODEL_PENALTY;
+           },
+           "penalty (the stiffness above) or constraint (non-penetration, Coulomb friction)")
+        ->check(CLI::IsMember({"penalty", "constraint"}));
+    cmd->add_option("--mu", h.loop.tool.friction_coefficient,
+                    "Coulomb friction coefficient of constraint contact")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 10.0));
     cmd->add_option("--offset", h.offset,
                     "X,Y,Z: the scene point [m] of the device's origin (default: 0,0,0 for sim "
                     "and replay; a plugin's origin hovers over the top of the body)");

@@ -136,6 +136,8 @@ v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const V
   c.set_contact_stiffness(t.contact_stiffness);
   c.set_contact_damping(t.contact_damping);
   c.set_contact_friction(t.contact_friction);
+  c.set_contact_model(t.contact_model);
+  c.set_friction_coefficient(t.friction_coefficient);
   c.set_grab_stiffness(t.grab_stiffness);
   c.set_grab_damping(t.grab_damping);
   return c;

@@ -36,6 +36,10 @@ struct ToolSettings {
   double contact_stiffness = 1000;  // [N/m]
   double contact_damping = 2;       // [N s/m]
   double contact_friction = 0;
+  // Constraint contact (issue 22): non-penetration and Coulomb friction with
+  // `friction_coefficient`, solved in the server's steps; the stiffness above then does not apply.
+  softbody::v1::ContactModel contact_model = softbody::v1::CONTACT_MODEL_PENALTY;
+  double friction_coefficient = 0;
   double grab_stiffness = 0, grab_damping = 0;
 };
 

@@ -173,6 +173,40 @@ describe("browser client", () => {
     expect(instructor.problems).toEqual([]);
   });
 
+  it("pokes with constraint contact from its toggle and feels the body", async () => {
+    const { page } = trainee;
+    await page.check('input[name="tool"][value="poke"]');
+    await page.check("#contact-constraint");
+    const box = (await page.locator("#view").boundingBox())!;
+    const onBody = (await probe(page)).bodyOnScreen;
+    await page.mouse.move(box.x + onBody.x, box.y + onBody.y);
+    await page.mouse.down();
+    try {
+      await waitFor(async () => (await probe(page)).lastForce > 0.01, 20000, "a constraint contact force").catch(
+        async (e) => {
+          await shot(page, "05b-failed-poke.png");
+          throw new Error(`${e.message}: ${JSON.stringify(await probe(page))}`);
+        });
+      // The server stepped the tool as a constraint obstacle (its steps count constraint contacts).
+      const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
+        WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+      await client.connect();
+      try {
+        await waitFor(async () => {
+          const reply = await client.request({ case: "getSession", value: { sessionId } });
+          return reply.body.case === "session" && (reply.body.value.lastStep?.constraintContacts ?? 0) > 0;
+        }, 10000, "constraint contacts in the session's steps");
+      } finally {
+        client.close();
+      }
+    } finally {
+      await page.mouse.up();
+      await page.uncheck("#contact-constraint");
+      await page.check('input[name="tool"][value="orbit"]');
+    }
+    expect((await probe(page)).lastError).toBe("");  // the server took the constraint command
+  });
+
   it("pause stops the frames for everyone; resume restarts them", async () => {
     const { page } = trainee;
     await page.click("#pause");

@@ -479,6 +479,9 @@ export class App {
         $("tool-hint").textContent = TOOL_HINTS[kind];
       });
     }
+    input("contact-constraint").addEventListener("change", (e) => {
+      this.tools.constraintContact = (e.target as HTMLInputElement).checked;
+    });
     setInterval(() => void this.refreshSessions(), 3000);
   }
 

@@ -76,6 +76,8 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   const std::vector<SimulationState::ContactMemory> previous = std::move(memory);
   memory.clear();
   result.obstacle_forces.assign(obstacles.size(), Vec3::Zero());
+  result.obstacle_stiffness.assign(obstacles.size(), Mat3::Zero());
+  result.obstacle_contacts.assign(obstacles.size(), 0);
   if (obstacles.empty()) return true;
   const ContactOptions& o = model_.contact;
   const double diagonal = rest_diagonal(model_.rest);
@@ -128,6 +130,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   std::vector<double> lambda;
   Eigen::VectorXd positions = p_free, lambda_vec, dv;
   Eigen::SparseMatrix<double> ht;
+  Eigen::MatrixXd w;  // the last iteration's compliance in its frames
   const codec::PgsOptions pgs{o.pgs_iterations, o.tolerance * diagonal};
 
   for (int iteration = 0; iteration < std::max(1, o.newton_iterations); ++iteration) {
@@ -152,7 +155,6 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
       problem.delta_free[3 * k + 2] = frames[k].row(2).dot(slip);
     }
     clock = Clock::now();
-    Eigen::MatrixXd w;
     if (o.scheme == ContactScheme::kFast) {
       w = reorient_compliance(w_j, frames);
     } else {
@@ -222,6 +224,23 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
     if (surface_distance(obstacles[static_cast<size_t>(c.obstacle)],
                          centres[static_cast<size_t>(c.obstacle)], c.position(p), distance, normal))
       result.max_penetration = std::max(result.max_penetration, -distance);
+  }
+  for (size_t i = 0; i < obstacles.size(); ++i) {
+    std::vector<Eigen::Index> active;
+    for (size_t k = 0; k < points.size(); ++k)
+      if (static_cast<size_t>(points[k].obstacle) == i && lambda[3 * k] > 0)
+        active.push_back(3 * static_cast<Eigen::Index>(k));
+    result.obstacle_contacts[i] = static_cast<int>(active.size());
+    if (active.empty()) continue;
+    const auto count = static_cast<Eigen::Index>(active.size());
+    Eigen::MatrixXd w_nn(count, count), normals(3, count);
+    for (Eigen::Index r = 0; r < count; ++r) {
+      normals.col(r) =
+          frames[static_cast<size_t>(active[static_cast<size_t>(r)] / 3)].row(0).transpose();
+      for (Eigen::Index c = 0; c < count; ++c)
+        w_nn(r, c) = w(active[static_cast<size_t>(r)], active[static_cast<size_t>(c)]);
+    }
+    result.obstacle_stiffness[i] = -normals * w_nn.ldlt().solve(normals.transpose());
   }
   return true;
 }

@@ -35,9 +35,14 @@ struct ContactResult {
   std::vector<ContactPoint> points;   // as detected at the free motion
   std::vector<Vec3> forces;           // on the body at each point [N]
   std::vector<Vec3> obstacle_forces;  // on each obstacle (minus the body's share) [N]
-  double max_penetration = 0;         // deepest contact at the end of the step [m] (0: none)
-  double pgs_residual = 0;            // natural residual of the last PGS [m]
-  int pgs_iterations = 0;             // summed over Newton iterations
+  // d(force on the obstacle)/d(obstacle position) with its active contacts held: -N W_NN^-1 N^T
+  // over the obstacle's active contacts (normals N, W_NN their normal-normal compliance), the
+  // stiffness a haptic tool feels within a step [N/m]; and how many contacts are active.
+  std::vector<Mat3> obstacle_stiffness;
+  std::vector<int> obstacle_contacts;
+  double max_penetration = 0;  // deepest contact at the end of the step [m] (0: none)
+  double pgs_residual = 0;     // natural residual of the last PGS [m]
+  int pgs_iterations = 0;      // summed over Newton iterations
   int newton_iterations = 0;
   int active = 0;  // contacts carrying a force
   // Where the time went [ms] (seed 002's Table 1): detection; the factorization for a fresh

@@ -130,6 +130,8 @@ struct StepStats {
   int contact_newton_iterations = 0;
   double contact_ms = 0;
   std::vector<Vec3> obstacle_forces;
+  std::vector<Mat3> obstacle_stiffness;  // ContactResult's, for haptic coupling models [N/m]
+  std::vector<int> obstacle_contacts;
   // Newton integrators: iterations (summed over substeps), Jacobian re-evaluations after the
   // first, backtracks of the line search, and whether the step fell back to the linearized one.
   int newton_iterations = 0;

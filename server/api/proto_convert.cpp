@@ -158,6 +158,20 @@ std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, 
            .empty()) {
     return problem;
   }
+  switch (c.contact_model()) {
+    case v1::CONTACT_MODEL_UNSPECIFIED:
+    case v1::CONTACT_MODEL_PENALTY:
+      in.contact.model = ContactModel::kPenalty;
+      break;
+    case v1::CONTACT_MODEL_CONSTRAINT:
+      in.contact.model = ContactModel::kConstraint;
+      break;
+    default:
+      return "contact_model: unknown contact model " + std::to_string(c.contact_model());
+  }
+  if (!(c.friction_coefficient() >= 0 && c.friction_coefficient() <= 10))
+    return "friction_coefficient: must lie in [0, 10]";
+  in.contact.mu = c.friction_coefficient();
   if (c.has_grab_vertex() && (c.grab_vertex() < 0 || c.grab_vertex() >= num_vertices))
     return "grab_vertex: must be unset (nearest) or a vertex id below " +
            std::to_string(num_vertices);

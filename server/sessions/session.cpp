@@ -167,12 +167,19 @@ void Session::adapt_tolerance(double lag_s) {
 
 StepInputs Session::tool_inputs() {
   StepInputs inputs;
+  // Constraint obstacles are resolved in the step's order: the model's, then the inputs'.
+  int constraint_obstacles = static_cast<int>(std::count_if(
+      model_->obstacles.begin(), model_->obstacles.end(),
+      [](const Obstacle& o) { return o.contact.model == ContactModel::kConstraint; }));
   std::lock_guard lock(streams_mutex_);
   for (const auto& tool : tools_) {
     std::lock_guard tool_lock(tool->mutex);
+    tool->stepping = {};
     if (!tool->has_input) continue;
     const ToolInput& in = tool->input;
     if (in.mode == ToolMode::kPoke) {
+      if (in.contact.model == ContactModel::kConstraint)
+        tool->stepping = {constraint_obstacles++, in.position};
       inputs.obstacles.push_back(tool_obstacle(in));
     } else if (in.mode == ToolMode::kGrab && tool->grab_vertex >= 0) {
       inputs.anchors.push_back({tool->grab_vertex,
@@ -187,9 +194,10 @@ void Session::rebuild_coupling_models(const PublishedState& state) {
   std::lock_guard lock(streams_mutex_);
   for (const auto& tool : tools_) {
     std::lock_guard tool_lock(tool->mutex);
+    tool->published = tool->stepping;
     if (!tool->has_input) continue;
-    tool->model =
-        build_coupling_model(tool->input, tool->grab_vertex, state, validity_cap_, tool->contacts);
+    tool->model = build_coupling_model(tool->input, tool->grab_vertex, state, validity_cap_,
+                                       tool->published, tool->contacts);
     tool->model_input = tool->input;
     tool->has_model = true;
   }
@@ -231,8 +239,8 @@ codec::Vec3d Session::answer(Tool& tool, const ToolInput& input, int& contacts,
                      same_tool_configuration(tool.model_input, input) &&
                      codec::distance_from_reference(tool.model, x) <= tool.model.validity_radius;
   if (!valid) {
-    tool.model =
-        build_coupling_model(input, tool.grab_vertex, *state, validity_cap_, tool.contacts);
+    tool.model = build_coupling_model(input, tool.grab_vertex, *state, validity_cap_,
+                                      tool.published, tool.contacts);
     tool.model_input = input;
     tool.has_model = true;
     metrics_.model_relinearizations.fetch_add(1, std::memory_order_relaxed);

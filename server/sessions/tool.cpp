@@ -24,7 +24,8 @@ bool same_tool_configuration(const ToolInput& a, const ToolInput& b) {
   return a.mode == b.mode && a.shape == b.shape && a.radius == b.radius &&
          a.half_length == b.half_length && a.orientation.coeffs() == b.orientation.coeffs() &&
          a.contact.stiffness == b.contact.stiffness && a.contact.damping == b.contact.damping &&
-         a.contact.friction == b.contact.friction && a.grab_stiffness == b.grab_stiffness &&
+         a.contact.friction == b.contact.friction && a.contact.model == b.contact.model &&
+         a.contact.mu == b.contact.mu && a.grab_stiffness == b.grab_stiffness &&
          a.grab_damping == b.grab_damping && a.requested_grab_vertex == b.requested_grab_vertex;
 }
 
@@ -41,10 +42,24 @@ Obstacle tool_obstacle(const ToolInput& input) {
 
 codec::CouplingModel build_coupling_model(const ToolInput& input, Index grab_vertex,
                                           const PublishedState& state, double validity_cap,
-                                          int& contacts) {
+                                          const ConstraintToolStep& stepped, int& contacts) {
   ToolForce f;
+  Vec3 reference = input.position;
   switch (input.mode) {
     case ToolMode::kPoke:
+      if (input.contact.model == ContactModel::kConstraint) {
+        const auto i = static_cast<size_t>(stepped.obstacle);
+        const StepStats& s = state.stats;
+        if (stepped.obstacle >= 0 && i < s.obstacle_forces.size()) {
+          f.force = s.obstacle_forces[i];
+          f.dforce_dx = s.obstacle_stiffness[i];
+          f.contacts = s.obstacle_contacts[i];
+        }
+        reference = stepped.position;
+        // The contact set holds while the tool stays within a fraction of its size.
+        f.validity_radius = 0.25 * input.radius;
+        break;
+      }
       f = poke_force(tool_obstacle(input), input.position, input.velocity, state.p, state.v, {});
       break;
     case ToolMode::kGrab:
@@ -57,7 +72,7 @@ codec::CouplingModel build_coupling_model(const ToolInput& input, Index grab_ver
       break;
   }
   codec::CouplingModel m;
-  m.reference_position = to_array(input.position);
+  m.reference_position = to_array(reference);
   m.reference_velocity = to_array(input.velocity);
   m.force = to_array(f.force);
   m.dforce_dposition = to_array(f.dforce_dx);

@@ -43,6 +43,11 @@ bool same_tool_configuration(const ToolInput& a, const ToolInput& b);
 // The rigid obstacle a poking tool is.
 Obstacle tool_obstacle(const ToolInput& input);
 
+struct ConstraintToolStep {
+  int obstacle = -1;  // index into StepStats::obstacle_forces; -1: not stepped as constraint
+  Vec3 position = Vec3::Zero();
+};
+
 class Tool {
  public:
   explicit Tool(std::string id) : id_(std::move(id)) {}
@@ -56,6 +61,10 @@ class Tool {
   ToolInput model_input;  // the input the model was built for
   codec::CouplingModel model;
   int contacts = 0;
+  // A constraint-contact poke: the tool's place among the step's constraint obstacles and its
+  // position there, for the step being computed and for the published one (whose contact force
+  // and stiffness the coupling model is made of).
+  ConstraintToolStep stepping, published;
   // Ends the tool's stream (set by the stream; called on session deletion and shutdown).
   std::function<void(const grpc::Status&)> close;
 
@@ -64,9 +73,12 @@ class Tool {
 };
 
 // The tool force for `input` against a frozen body state, as a coupling model around the input's
-// position and velocity. `validity_cap` bounds the validity radius (e.g. the body's size).
+// position and velocity. `validity_cap` bounds the validity radius (e.g. the body's size). A
+// constraint-contact poke's model is the published step's contact force on the tool with the
+// contact stiffness its compliance gives (engine ContactResult::obstacle_stiffness), around the
+// position it was stepped at (`stepped`).
 codec::CouplingModel build_coupling_model(const ToolInput& input, Index grab_vertex,
                                           const PublishedState& state, double validity_cap,
-                                          int& contacts);
+                                          const ConstraintToolStep& stepped, int& contacts);
 
 }  // namespace softbody::server

@@ -1,5 +1,6 @@
 #include "server/sessions/tool_commands.h"
 
+#include "engine/scene/contact_section.h"
 #include "server/api/proto_convert.h"
 
 namespace softbody::server {
@@ -18,7 +19,12 @@ void answer_tool_command(Session& session, Tool& tool, const Caller& caller, Cal
     return;
   }
   ToolInput input;
-  const std::string problem = tool_input_from_proto(command, session.mesh().num_vertices(), input);
+  std::string problem = tool_input_from_proto(command, session.mesh().num_vertices(), input);
+  if (problem.empty() && input.contact.model == ContactModel::kConstraint &&
+      !solver_keeps_factor(session.options().solver))
+    problem =
+        "contact_model: constraint contact needs a factor: the session's solver must be auto "
+        "or direct";
   if (!problem.empty()) {
     // Rejected: zero force, the tool keeps its previous pose; the stream goes on (a glitching
     // device must not lose its connection).

@@ -233,6 +233,14 @@ TEST_F(Tools, APluginDeviceWithoutConfigurationTouchesTheBody) {
     EXPECT_GT(report["ticks_in_contact"].get<long>(), 100) << device << ": " << r.out;
     EXPECT_GT(report["largest_force_n"].get<double>(), 0.01) << device << ": " << r.out;
   }
+  // The same press with constraint contact (issue 22): the body is met and pushes back.
+  auto constrained =
+      client("haptic " + id +
+             " --device sim --contact constraint --mu 0.3 --duration 2.5 --cpu -2 --json");
+  ASSERT_EQ(constrained.exit_code, 0) << constrained.err;
+  const auto report = nlohmann::json::parse(constrained.out);
+  EXPECT_GT(report["ticks_in_contact"].get<long>(), 100) << constrained.out;
+  EXPECT_GT(report["largest_force_n"].get<double>(), 0.01) << constrained.out;
   auto bad = client("haptic " + id + " --offset 1,2 --duration 1");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("--offset 1,2: expected x,y,z"), std::string::npos) << bad.err;

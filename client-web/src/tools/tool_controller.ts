@@ -8,7 +8,7 @@
 // button orbits as usual.
 import * as THREE from "three";
 import { MOUSE } from "three";
-import { ToolMode, ToolShape } from "../gen/softbody/v1/interact_pb";
+import { ContactModel, ToolMode, ToolShape } from "../gen/softbody/v1/interact_pb";
 import type { BodyView } from "../render/view";
 
 export type ToolKind = "orbit" | "grab" | "poke";
@@ -22,6 +22,8 @@ export interface ToolCommandInit {
   radius: number;
   grabVertex?: number;
   grabStiffness: number;
+  contactModel: ContactModel;
+  frictionCoefficient: number;
   pose: { position: { x: number; y: number; z: number } };
   velocity: { x: number; y: number; z: number };
 }
@@ -29,6 +31,9 @@ export interface ToolCommandInit {
 export class ToolController {
   kind: ToolKind = "orbit";
   grabStiffness = 300;  // N/m
+  // Poke by constraint contact (non-penetration, Coulomb friction) rather than a penalty spring.
+  constraintContact = false;
+  frictionCoefficient = 0.3;
   pokeRadiusFraction = 0.06;  // of the body's size
   private bodySize = 0.1;
   private pointer = new THREE.Vector2();
@@ -105,6 +110,8 @@ export class ToolController {
       shape: ToolShape.SPHERE,
       radius: this.pokeRadius,
       grabStiffness: this.grabStiffness,
+      contactModel: this.constraintContact ? ContactModel.CONSTRAINT : ContactModel.PENALTY,
+      frictionCoefficient: this.constraintContact ? this.frictionCoefficient : 0,
       pose: { position: { x: this.target.x, y: this.target.y, z: this.target.z } },
       velocity,
     };

@@ -27,6 +27,8 @@ bool ContactStage::run(const SimulationModel& model, std::span<const Obstacle> o
   stats.pgs_iterations += result_.pgs_iterations;
   stats.contact_newton_iterations += result_.newton_iterations;
   stats.obstacle_forces = result_.obstacle_forces;
+  stats.obstacle_stiffness = result_.obstacle_stiffness;
+  stats.obstacle_contacts = result_.obstacle_contacts;
   stats.contact_ms +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return ok;
