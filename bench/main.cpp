@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "bench/contact_benchmark.h"
+#include "bench/rotating_grasp_benchmark.h"
 #include "bench/delassus_benchmark.h"
 #include "bench/forces_benchmark.h"
 #include "bench/integrators_benchmark.h"
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   softbody::bench::add_integrators_benchmark(app);
   softbody::bench::add_delassus_benchmark(app);
   softbody::bench::add_contact_benchmark(app);
+  softbody::bench::add_rotating_grasp_benchmark(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

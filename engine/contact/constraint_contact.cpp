@@ -81,13 +81,24 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   if (obstacles.empty()) return true;
   const ContactOptions& o = model_.contact;
   const double diagonal = rest_diagonal(model_.rest);
-  std::vector<Vec3> centres(obstacles.size()), moved(obstacles.size());
+  // The obstacles as they are at the step's end (turned, for spinning ones) and, to measure slip,
+  // where each obstacle point now at x was at the step's start: c0 + R0 R1^T (x - c1).
+  std::vector<Obstacle> posed;
+  std::vector<Vec3> centres(obstacles.size()), starts(obstacles.size());
+  std::vector<Mat3> back(obstacles.size());
   for (size_t i = 0; i < obstacles.size(); ++i) {
+    posed.push_back(posed_at(obstacles[i], t_next));
     centres[i] = obstacles[i].trajectory->position(t_next);
-    moved[i] = centres[i] - obstacles[i].trajectory->position(t_start);
+    starts[i] = obstacles[i].trajectory->position(t_start);
+    back[i] = obstacle_rotation(obstacles[i], t_start) *
+              obstacle_rotation(obstacles[i], t_next).transpose();
   }
+  const auto obstacle_motion = [&](int i, const Vec3& x) -> Vec3 {
+    const auto k = static_cast<size_t>(i);
+    return x - (starts[k] + back[k] * (x - centres[k]));
+  };
   auto clock = Clock::now();
-  result.points = detector_.detect(obstacles, centres, p, o.margin * diagonal);
+  result.points = detector_.detect(posed, centres, p, o.margin * diagonal);
   result.detect_ms = ms_since(clock);
   const std::vector<ContactPoint>& points = result.points;
   if (points.empty()) return true;
@@ -142,14 +153,14 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
       const Vec3 at = positions.segment<3>(i);
       double distance;
       Vec3 normal;
-      if (!surface_distance(obstacles[static_cast<size_t>(c.obstacle)],
+      if (!surface_distance(posed[static_cast<size_t>(c.obstacle)],
                             centres[static_cast<size_t>(c.obstacle)], at, distance, normal)) {
         normal = iteration == 0 ? c.normal : Vec3(frames[k].row(0).transpose());
         distance = std::numeric_limits<double>::infinity();  // off the obstacle: no force
       }
       frames[k] = contact_frame(normal);
-      const Vec3 slip =
-          p_free.segment<3>(i) - p_begin.segment<3>(i) - moved[static_cast<size_t>(c.obstacle)];
+      const Vec3 slip = p_free.segment<3>(i) - p_begin.segment<3>(i) -
+                        obstacle_motion(c.obstacle, p_free.segment<3>(i));
       problem.delta_free[3 * k] = distance - normal.dot(at - Vec3(p_free.segment<3>(i)));
       problem.delta_free[3 * k + 1] = frames[k].row(1).dot(slip);
       problem.delta_free[3 * k + 2] = frames[k].row(2).dot(slip);
@@ -221,7 +232,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
     double distance;
     Vec3 normal;
     const ContactPoint& c = points[k];
-    if (surface_distance(obstacles[static_cast<size_t>(c.obstacle)],
+    if (surface_distance(posed[static_cast<size_t>(c.obstacle)],
                          centres[static_cast<size_t>(c.obstacle)], c.position(p), distance, normal))
       result.max_penetration = std::max(result.max_penetration, -distance);
   }

@@ -117,6 +117,10 @@ Obstacle read_obstacle(JsonReader r) {
     if (!(o.contact.mu >= 0)) c.fail("mu", "must be >= 0");
     c.finish();
   }
+  o.spin = r.vec3("spin", Vec3::Zero());
+  if (!o.spin.allFinite()) r.fail("spin", "must be finite");
+  if (!o.spin.isZero(0) && o.contact.model != ContactModel::kConstraint)
+    r.fail("spin", "applies to constraint contact only (contact.model: constraint)");
   r.finish();
   return o;
 }

@@ -1,5 +1,6 @@
 #include "engine/sim/external_forces.h"
 
+#include <Eigen/Geometry>
 #include <unsupported/Eigen/AutoDiff>
 
 #include <algorithm>
@@ -116,6 +117,20 @@ bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& sur
   }
   if (depth) *depth = d.value();
   return true;
+}
+
+Mat3 obstacle_rotation(const Obstacle& o, double t) {
+  const double rate = o.spin.norm();
+  if (!(rate > 0)) return Mat3::Identity();
+  return Eigen::AngleAxisd(rate * t, o.spin / rate).toRotationMatrix();
+}
+
+Obstacle posed_at(const Obstacle& o, double t) {
+  Obstacle posed = o;
+  const Mat3 r = obstacle_rotation(o, t);
+  posed.normal = r * o.normal;
+  posed.axis = r * o.axis;
+  return posed;
 }
 
 bool surface_distance(const Obstacle& obstacle, const Vec3& centre, const Vec3& p, double& distance,

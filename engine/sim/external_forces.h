@@ -62,7 +62,15 @@ struct Obstacle {
   std::array<double, 2> half_extent = {0, 0};
   std::shared_ptr<const Trajectory> trajectory = {};
   ContactParameters contact = {};
+  // Angular velocity about the reference point [rad/s] (constraint contact only): `normal` and
+  // `axis` are the obstacle's at t = 0, turned by R(t) = exp(t [spin]x) after (a rotating grasp).
+  Vec3 spin = Vec3::Zero();
 };
+
+// The obstacle's rotation at time t (identity without spin).
+Mat3 obstacle_rotation(const Obstacle& obstacle, double t);
+// The obstacle as it is at time t: its normal and axis turned by obstacle_rotation.
+Obstacle posed_at(const Obstacle& obstacle, double t);
 
 // Contact force on one vertex at position p and velocity v from an obstacle whose reference point
 // is at `centre` moving with `surface_velocity`; with its Jacobians and, when asked, the

@@ -444,6 +444,11 @@ TEST(Scene, ReadsConstraintContactAndNamesItsErrors) {
               d["contact"]["newton_iterations"] = 0;
             }).find("/contact/newton_iterations: must lie in [1, 100]"),
             std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["obstacles"][0]["spin"] = {0, 0, 1};
+            }).find("/obstacles/0/spin: applies to constraint contact only"),
+            std::string::npos);
+  EXPECT_EQ(error_of([](auto& d) { d["obstacles"][1]["spin"] = {0, 0, 1}; }), "");
   // A Krylov solver with the factor preconditioner keeps a factor: accepted.
   EXPECT_EQ(error_of([](auto& d) {
               d["solver"] = {{"type", "cg"}, {"preconditioner", "factor"}};
