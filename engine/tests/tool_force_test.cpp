@@ -1,0 +1,113 @@
+// The tool force models of haptics against finite differences (issue 22): the penalty poke's
+// dF/dx and dF/dv (engine/sim/tool_force.h), the grab spring's, and constraint contact's stiffness
+// on an obstacle, -N W_NN^-1 N^T (ContactResult::obstacle_stiffness), against the forces of steps
+// with the obstacle moved.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "engine/mesh/box_generator.h"
+#include "engine/sim/integrator.h"
+#include "engine/sim/tool_force.h"
+
+namespace softbody {
+namespace {
+
+// Central differences of f(x) (3 -> 3) along each axis.
+template <typename F>
+Mat3 jacobian_by_differences(F f, const Vec3& x, double h) {
+  Mat3 j;
+  for (int c = 0; c < 3; ++c) {
+    const Vec3 e = h * Vec3::Unit(c);
+    j.col(c) = (f(x + e) - f(x - e)) / (2 * h);
+  }
+  return j;
+}
+
+TEST(ToolForce, PokeAndGrabJacobiansMatchFiniteDifferences) {
+  std::mt19937 random(3);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  // Vertices a few millimetres inside a 1 cm tool (every one in contact, none within h of the
+  // surface: the contact set holds across the differences).
+  Vec3Array p, v;
+  for (int i = 0; i < 12; ++i) {
+    Vec3 d(unit(random), unit(random), unit(random));
+    d.normalize();
+    p.push_back(d * (0.01 - 0.002 - 0.002 * std::abs(unit(random))));
+    v.push_back(Vec3(unit(random), unit(random), unit(random)) * 0.1);
+  }
+  for (ObstacleShape shape : {ObstacleShape::kSphere, ObstacleShape::kCapsule}) {
+    Obstacle tool;
+    tool.shape = shape;
+    tool.radius = 0.01;
+    tool.half_length = shape == ObstacleShape::kCapsule ? 0.004 : 0;
+    tool.axis = Vec3(1, 2, 0.5).normalized();
+    tool.contact = {.stiffness = 2e4, .damping = 50, .friction = 1e4};
+    const Vec3 centre(0.0003, -0.0002, 0.0001), velocity(0.02, -0.05, 0.01);
+    const ToolForce at = poke_force(tool, centre, velocity, p, v, {});
+    ASSERT_EQ(at.contacts, 12);
+    const Mat3 dx = jacobian_by_differences(
+        [&](const Vec3& c) { return poke_force(tool, c, velocity, p, v, {}).force; }, centre, 1e-7);
+    const Mat3 dv = jacobian_by_differences(
+        [&](const Vec3& u) { return poke_force(tool, centre, u, p, v, {}).force; }, velocity, 1e-6);
+    EXPECT_LT((dx - at.dforce_dx).norm(), 1e-6 * at.dforce_dx.norm()) << static_cast<int>(shape);
+    EXPECT_LT((dv - at.dforce_dv).norm(), 1e-6 * at.dforce_dv.norm()) << static_cast<int>(shape);
+  }
+  const ToolForce grab = grab_force(3, 200, 2, Vec3(0.01, 0, 0), Vec3(0, 0.1, 0), p, v);
+  const Mat3 gx = jacobian_by_differences(
+      [&](const Vec3& x) { return grab_force(3, 200, 2, x, Vec3(0, 0.1, 0), p, v).force; },
+      Vec3(0.01, 0, 0), 1e-6);
+  EXPECT_LT((gx - grab.dforce_dx).norm(), 1e-8 * grab.dforce_dx.norm());
+}
+
+// Constraint contact: moving the obstacle along its contact's normal by +-h changes only the free
+// gap (the contact point, the projection of the centre on the face, stays), so with the active set
+// held (no friction) the step's force on the obstacle is linear in that motion with exactly the
+// stiffness the stage reports. Moving it sideways also slides the contact point over the surface
+// (J changes): that part of the force's change (here dFy/dz = 121 N/m beside dFy/dy = -826 N/m) is
+// outside the model, which holds its contacts.
+TEST(ToolForce, ConstraintContactStiffnessMatchesFiniteDifferences) {
+  const TetMesh mesh = make_box_mesh({.nx = 6, .ny = 3, .nz = 6, .size = Vec3(0.04, 0.02, 0.04)});
+  SimulationModel m;
+  m.topology = std::make_shared<const MeshTopology>(mesh);
+  const Material material{5e4, 0.3, 1000};
+  m.forces = make_force_model("stvk-tl", m.topology, mesh.vertices, material);
+  m.rest = mesh.vertices;
+  m.mass = lumped_masses(mesh, material.density);
+  m.fixed.assign(mesh.vertices.size(), 0);
+  for (Index v : mesh.vertex_sets.at("ymin")) m.fixed[static_cast<size_t>(v)] = 1;
+  m.gravity = Vec3::Zero();
+  m.options.dt = 0.01;
+  auto model = std::make_shared<const SimulationModel>(m);
+  const SimulationState start = rest_state(*model);
+  // A sphere 1 mm into the top, off the vertices.
+  const Vec3 centre(0.017, 0.02 + 0.006 - 0.001, 0.021);
+  auto step_with_tool_at = [&](const Vec3& c, Mat3* stiffness) {
+    Obstacle tool;
+    tool.shape = ObstacleShape::kSphere;
+    tool.radius = 0.006;
+    tool.trajectory = make_constant_trajectory(c);
+    tool.contact.model = ContactModel::kConstraint;
+    StepInputs inputs;
+    inputs.obstacles.push_back(tool);
+    auto integrator = make_integrator(model);
+    SimulationState s = start;
+    const StepStats stats = integrator->step(s, inputs);
+    if (stiffness) *stiffness = stats.obstacle_stiffness.at(0);
+    EXPECT_GT(stats.obstacle_contacts.at(0), 0);
+    return stats.obstacle_forces.at(0);
+  };
+  Mat3 k;
+  const Vec3 f = step_with_tool_at(centre, &k);
+  EXPECT_GT(f.y(), 0);  // pushed out of the body
+  const Mat3 differences = jacobian_by_differences(
+      [&](const Vec3& c) { return step_with_tool_at(c, nullptr); }, centre, 1e-7);
+  // The contact is straight below the centre: its normal is y.
+  EXPECT_LT((differences.col(1) - k.col(1)).norm(), 1e-6 * k.norm()) << "K\n"
+                                                                     << k << "\nFD\n"
+                                                                     << differences;
+  EXPECT_LT(k(1, 1), 0);
+}
+
+}  // namespace
+}  // namespace softbody
