@@ -25,6 +25,28 @@ codec::CouplingModel from_proto(const v1::CouplingModel& m) {
   return out;
 }
 
+codec::ToolContactModel from_proto(const v1::ContactProblemModel& m) {
+  codec::ToolContactModel out;
+  out.reference_position = {m.reference_position().x(), m.reference_position().y(),
+                            m.reference_position().z()};
+  const auto n = static_cast<size_t>(std::max(0, m.contacts()));
+  // A malformed problem (sizes that do not fit its contact count) is ignored, not rendered.
+  if (static_cast<size_t>(m.compliance_size()) != 9 * n * n ||
+      static_cast<size_t>(m.free_motion_size()) != 3 * n ||
+      static_cast<size_t>(m.friction_size()) != n ||
+      static_cast<size_t>(m.frames_size()) != 9 * n ||
+      static_cast<size_t>(m.forces_size()) != 3 * n)
+    return out;
+  out.problem.contacts = static_cast<int>(n);
+  out.problem.w.assign(m.compliance().begin(), m.compliance().end());
+  out.problem.delta_free.assign(m.free_motion().begin(), m.free_motion().end());
+  out.problem.mu.assign(m.friction().begin(), m.friction().end());
+  out.frames.assign(m.frames().begin(), m.frames().end());
+  out.lambda.assign(m.forces().begin(), m.forces().end());
+  out.step = m.step();
+  return out;
+}
+
 double distance(const Vec3& a, const Vec3& b) {
   return std::sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) +
                    (a[2] - b[2]) * (a[2] - b[2]));
@@ -104,8 +126,14 @@ void HapticLoop::on_reply(const v1::ForceReply& reply, Clock::time_point receive
     ++rejected_;
     return;
   }
+  if (reply.has_contact_problem()) last_problem_ = from_proto(reply.contact_problem());
   TimedModel& m = models_.back();
   m.model = from_proto(reply.model());
+  // The problem belongs to the step the reply's model was built from; an older one is dropped.
+  if (!last_problem_.empty() && last_problem_.step == m.model.step)
+    m.problem = last_problem_;
+  else
+    m.problem = {};
   m.received_s = now_s;
   m.contacts = reply.contacts();
   models_.publish();
@@ -168,7 +196,12 @@ void HapticLoop::tick(double time_s, double dt) {
   Vec3 desired{0, 0, 0};
   double age = std::numeric_limits<double>::infinity();
   if (have_model_) {
-    desired = codec::evaluate(model_.model, position, velocity);
+    if (!model_.problem.empty()) {
+      desired = codec::evaluate(model_.problem, position);
+      ++problem_ticks_;
+    } else {
+      desired = codec::evaluate(model_.model, position, velocity);
+    }
     age = time_s - model_.received_s;
     model_age_.record(age);
     if (codec::distance_from_reference(model_.model, position) > model_.model.validity_radius)
@@ -312,6 +345,7 @@ nlohmann::json HapticLoop::report() const {
       {"ticks_beyond_validity_radius", beyond_validity_},
       {"ticks_disconnected", disconnected_ticks_},
       {"ticks_in_contact", contact_ticks_},
+      {"ticks_rendered_by_contact_problem", problem_ticks_},
       {"largest_force_n", largest_force_},
       {"reconnects", reconnects_},
       {"force_magnitude_clamps", safety_.magnitude_clamps()},

@@ -22,6 +22,7 @@
 #include "client-cpp/haptics/periodic_timer.h"
 #include "client-cpp/haptics/triple_buffer.h"
 #include "codec/coupling_model.h"
+#include "codec/tool_contact.h"
 
 namespace softbody::client {
 
@@ -114,6 +115,9 @@ class HapticLoop {
  private:
   struct TimedModel {
     codec::CouplingModel model;
+    // A constraint-contact tool's contact problem of the same step: re-solved each tick for the
+    // tool's position instead of evaluating `model` (codec/tool_contact.h).
+    codec::ToolContactModel problem;
     double received_s = 0;
     int contacts = 0;
   };
@@ -145,8 +149,10 @@ class HapticLoop {
   std::uint64_t sequence_ = 0;
   Histogram period_, jitter_, model_age_, swap_jump_;
   long ticks_ = 0, overruns_ = 0, beyond_validity_ = 0, reconnects_ = 0, disconnected_ticks_ = 0;
-  long contact_ticks_ = 0;    // ticks whose model had contacts
-  double largest_force_ = 0;  // [N], output
+  long contact_ticks_ = 0;                // ticks whose model had contacts
+  long problem_ticks_ = 0;                // ticks rendered by re-solving a contact problem
+  codec::ToolContactModel last_problem_;  // the newest received (reply thread)
+  double largest_force_ = 0;              // [N], output
   long commands_sent_ = 0, commands_coalesced_ = 0, replies_ = 0;
   double rate_window_start_ = 0;
   long rate_window_ticks_ = 0;

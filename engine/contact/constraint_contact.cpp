@@ -58,6 +58,47 @@ void flatten(const Eigen::MatrixXd& w, std::vector<double>& out) {
       out.data(), w.rows(), w.cols()) = w;
 }
 
+// Obstacle i's own contact problem: its rows of W and of the free motion, with the other
+// obstacles' forces held (their share of the motion added to the free gaps).
+codec::ToolContactModel obstacle_model(int obstacle, const Vec3& position,
+                                       const std::vector<ContactPoint>& points,
+                                       const std::vector<Mat3>& frames, const Eigen::MatrixXd& w,
+                                       const codec::ContactProblem& problem,
+                                       const std::vector<double>& lambda) {
+  codec::ToolContactModel model;
+  std::vector<Eigen::Index> mine;
+  for (size_t k = 0; k < points.size(); ++k)
+    if (points[k].obstacle == obstacle) mine.push_back(static_cast<Eigen::Index>(k));
+  if (mine.empty() || mine.size() > static_cast<size_t>(ContactResult::kMaxModelContacts))
+    return model;
+  const auto a = mine.size(), all = 3 * points.size();
+  std::vector<char> is_mine(points.size(), 0);
+  for (Eigen::Index k : mine) is_mine[static_cast<size_t>(k)] = 1;
+  model.reference_position = {position.x(), position.y(), position.z()};
+  model.problem.contacts = static_cast<int>(a);
+  model.problem.w.resize(9 * a * a);
+  model.problem.delta_free.resize(3 * a);
+  for (size_t i = 0; i < a; ++i) {
+    const auto k = static_cast<size_t>(mine[i]);
+    model.problem.mu.push_back(points[k].mu);
+    for (int r = 0; r < 3; ++r) {
+      const auto row = static_cast<Eigen::Index>(3 * k) + r;
+      double free = problem.delta_free[static_cast<size_t>(row)];
+      for (size_t l = 0; l < all; ++l)
+        if (!is_mine[l / 3]) free += w(row, static_cast<Eigen::Index>(l)) * lambda[l];
+      model.problem.delta_free[3 * i + static_cast<size_t>(r)] = free;
+      model.lambda.push_back(lambda[static_cast<size_t>(row)]);
+      for (size_t j = 0; j < a; ++j)
+        for (int c = 0; c < 3; ++c)
+          model.problem
+              .w[(3 * i + static_cast<size_t>(r)) * 3 * a + 3 * j + static_cast<size_t>(c)] =
+              w(row, 3 * mine[j] + c);
+      for (int c = 0; c < 3; ++c) model.frames.push_back(frames[k](r, c));
+    }
+  }
+  return model;
+}
+
 }  // namespace
 
 const char* contact_scheme_name(ContactScheme scheme) {
@@ -78,6 +119,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   result.obstacle_forces.assign(obstacles.size(), Vec3::Zero());
   result.obstacle_stiffness.assign(obstacles.size(), Mat3::Zero());
   result.obstacle_contacts.assign(obstacles.size(), 0);
+  result.obstacle_models.assign(obstacles.size(), {});
   if (obstacles.empty()) return true;
   const ContactOptions& o = model_.contact;
   const double diagonal = rest_diagonal(model_.rest);
@@ -253,6 +295,9 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
     }
     result.obstacle_stiffness[i] = -normals * w_nn.ldlt().solve(normals.transpose());
   }
+  for (size_t i = 0; i < obstacles.size(); ++i)
+    result.obstacle_models[i] =
+        obstacle_model(static_cast<int>(i), centres[i], points, frames, w, problem, lambda);
   return true;
 }
 

@@ -24,6 +24,7 @@
 #include <span>
 #include <vector>
 
+#include "codec/tool_contact.h"
 #include "engine/contact/contact_detection.h"
 #include "engine/sim/simulation.h"
 #include "engine/solvers/linear_operator.h"
@@ -40,6 +41,12 @@ struct ContactResult {
   // stiffness a haptic tool feels within a step [N/m]; and how many contacts are active.
   std::vector<Mat3> obstacle_stiffness;
   std::vector<int> obstacle_contacts;
+  // Each obstacle's contact problem (codec/tool_contact.h) for haptic re-solves between steps:
+  // its contacts' compliance, free gaps (the other obstacles' forces held) and answer, around its
+  // position at the step's end; empty for an obstacle without contacts or with more than
+  // kMaxModelContacts (a floor, not a tool).
+  static constexpr int kMaxModelContacts = 64;
+  std::vector<codec::ToolContactModel> obstacle_models;
   double max_penetration = 0;  // deepest contact at the end of the step [m] (0: none)
   double pgs_residual = 0;     // natural residual of the last PGS [m]
   int pgs_iterations = 0;      // summed over Newton iterations

@@ -7,6 +7,7 @@
 #include <array>
 #include <memory>
 
+#include "codec/tool_contact.h"
 #include "engine/contact/contact_options.h"
 #include "engine/forces/force_model.h"
 #include "engine/forces/viscoelastic.h"
@@ -132,6 +133,7 @@ struct StepStats {
   std::vector<Vec3> obstacle_forces;
   std::vector<Mat3> obstacle_stiffness;  // ContactResult's, for haptic coupling models [N/m]
   std::vector<int> obstacle_contacts;
+  std::vector<codec::ToolContactModel> obstacle_models;  // tools' contact problems (haptics)
   // Newton integrators: iterations (summed over substeps), Jacobian re-evaluations after the
   // first, backtracks of the line search, and whether the step fell back to the linearized one.
   int newton_iterations = 0;

@@ -1,7 +1,7 @@
 // The tool force models of haptics against finite differences (issue 22): the penalty poke's
 // dF/dx and dF/dv (engine/sim/tool_force.h), the grab spring's, and constraint contact's stiffness
-// on an obstacle, -N W_NN^-1 N^T (ContactResult::obstacle_stiffness), against the forces of steps
-// with the obstacle moved.
+// on an obstacle, -N W_NN^-1 N^T (ContactResult::obstacle_stiffness), and its contact problem
+// re-solved (codec/tool_contact.h), against the forces of steps with the obstacle moved.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -66,7 +66,7 @@ TEST(ToolForce, PokeAndGrabJacobiansMatchFiniteDifferences) {
 // stiffness the stage reports. Moving it sideways also slides the contact point over the surface
 // (J changes): that part of the force's change (here dFy/dz = 121 N/m beside dFy/dy = -826 N/m) is
 // outside the model, which holds its contacts.
-TEST(ToolForce, ConstraintContactStiffnessMatchesFiniteDifferences) {
+TEST(ToolForce, ConstraintContactStiffnessAndProblemMatchSteps) {
   const TetMesh mesh = make_box_mesh({.nx = 6, .ny = 3, .nz = 6, .size = Vec3(0.04, 0.02, 0.04)});
   SimulationModel m;
   m.topology = std::make_shared<const MeshTopology>(mesh);
@@ -82,6 +82,7 @@ TEST(ToolForce, ConstraintContactStiffnessMatchesFiniteDifferences) {
   const SimulationState start = rest_state(*model);
   // A sphere 1 mm into the top, off the vertices.
   const Vec3 centre(0.017, 0.02 + 0.006 - 0.001, 0.021);
+  codec::ToolContactModel contact_model;
   auto step_with_tool_at = [&](const Vec3& c, Mat3* stiffness) {
     Obstacle tool;
     tool.shape = ObstacleShape::kSphere;
@@ -93,7 +94,10 @@ TEST(ToolForce, ConstraintContactStiffnessMatchesFiniteDifferences) {
     auto integrator = make_integrator(model);
     SimulationState s = start;
     const StepStats stats = integrator->step(s, inputs);
-    if (stiffness) *stiffness = stats.obstacle_stiffness.at(0);
+    if (stiffness) {
+      *stiffness = stats.obstacle_stiffness.at(0);
+      contact_model = stats.obstacle_models.at(0);
+    }
     EXPECT_GT(stats.obstacle_contacts.at(0), 0);
     return stats.obstacle_forces.at(0);
   };
@@ -107,6 +111,21 @@ TEST(ToolForce, ConstraintContactStiffnessMatchesFiniteDifferences) {
                                                                      << k << "\nFD\n"
                                                                      << differences;
   EXPECT_LT(k(1, 1), 0);
+
+  // The tool's contact problem (haptic re-solves): at the stepped position it gives the step's
+  // force; 0.3 mm deeper, the force of a step with the tool there; 3 mm above, none.
+  auto model_force = [&](const Vec3& c) {
+    codec::ToolContactModel copy = contact_model;
+    const std::array<double, 3> force = codec::evaluate(copy, {c.x(), c.y(), c.z()});
+    return Vec3(force[0], force[1], force[2]);
+  };
+  EXPECT_LT((model_force(centre) - f).norm(), 1e-6 * f.norm());
+  const Vec3 deeper = centre - Vec3(0, 3e-4, 0);
+  const Vec3 stepped = step_with_tool_at(deeper, nullptr);
+  EXPECT_LT((model_force(deeper) - stepped).norm(), 1e-6 * stepped.norm())
+      << model_force(deeper).transpose() << " vs " << stepped.transpose();
+  EXPECT_GT(stepped.y(), f.y());
+  EXPECT_EQ(model_force(centre + Vec3(0, 3e-3, 0)), Vec3::Zero());
 }
 
 }  // namespace

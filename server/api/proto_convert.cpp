@@ -95,6 +95,17 @@ void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out) {
   out.set_validity_radius(model.validity_radius);
 }
 
+void to_proto(const codec::ToolContactModel& model, v1::ContactProblemModel& out) {
+  to_proto(model.reference_position, *out.mutable_reference_position());
+  out.set_contacts(model.problem.contacts);
+  out.mutable_compliance()->Add(model.problem.w.begin(), model.problem.w.end());
+  out.mutable_free_motion()->Add(model.problem.delta_free.begin(), model.problem.delta_free.end());
+  out.mutable_friction()->Add(model.problem.mu.begin(), model.problem.mu.end());
+  out.mutable_frames()->Add(model.frames.begin(), model.frames.end());
+  out.mutable_forces()->Add(model.lambda.begin(), model.lambda.end());
+  out.set_step(model.step);
+}
+
 std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, ToolInput& out) {
   ToolInput in;
   if (!finite(c.pose().position())) return "pose.position: not finite";

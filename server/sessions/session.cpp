@@ -198,13 +198,14 @@ void Session::rebuild_coupling_models(const PublishedState& state) {
     if (!tool->has_input) continue;
     tool->model = build_coupling_model(tool->input, tool->grab_vertex, state, validity_cap_,
                                        tool->published, tool->contacts);
+    tool->contact_problem = tool_contact_problem(tool->input, state, tool->published);
     tool->model_input = tool->input;
     tool->has_model = true;
   }
 }
 
 codec::Vec3d Session::answer(Tool& tool, const ToolInput& input, int& contacts,
-                             codec::CouplingModel& model) {
+                             codec::CouplingModel& model, codec::ToolContactModel* problem) {
   const std::shared_ptr<const PublishedState> state = latest();
   std::lock_guard lock(tool.mutex);
   const bool grabbing = input.mode == ToolMode::kGrab;
@@ -241,6 +242,7 @@ codec::Vec3d Session::answer(Tool& tool, const ToolInput& input, int& contacts,
   if (!valid) {
     tool.model = build_coupling_model(input, tool.grab_vertex, *state, validity_cap_,
                                       tool.published, tool.contacts);
+    tool.contact_problem = tool_contact_problem(input, *state, tool.published);
     tool.model_input = input;
     tool.has_model = true;
     metrics_.model_relinearizations.fetch_add(1, std::memory_order_relaxed);
@@ -248,6 +250,15 @@ codec::Vec3d Session::answer(Tool& tool, const ToolInput& input, int& contacts,
   contacts = tool.contacts;
   model = tool.model;
   touch();
+  if (problem) {
+    *problem = {};
+    if (!tool.contact_problem.empty() && tool.problem_sent_step != tool.contact_problem.step) {
+      *problem = tool.contact_problem;
+      tool.problem_sent_step = tool.contact_problem.step;
+    }
+  }
+  if (input.mode == ToolMode::kPoke && input.contact.model == ContactModel::kConstraint)
+    return codec::evaluate(tool.contact_problem, x);  // zero without contacts
   return codec::evaluate(tool.model, x, v);
 }
 

@@ -153,8 +153,10 @@ class Session {
   // Answers a tool command between steps: the force at the command's pose from the coupling
   // model, rebuilt against the newest state when stale. Also makes `input` the tool's pose for
   // the next step.
+  // A constraint-contact tool's force is its contact problem re-solved at the pose; `problem`,
+  // when given, gets that problem if this stream has not had this step's yet (else it is emptied).
   codec::Vec3d answer(Tool& tool, const ToolInput& input, int& contacts,
-                      codec::CouplingModel& model);
+                      codec::CouplingModel& model, codec::ToolContactModel* problem = nullptr);
 
   // Closes every stream of the session with `status`.
   void close_streams(const grpc::Status& status);

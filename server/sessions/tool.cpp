@@ -83,4 +83,15 @@ codec::CouplingModel build_coupling_model(const ToolInput& input, Index grab_ver
   return m;
 }
 
+codec::ToolContactModel tool_contact_problem(const ToolInput& input, const PublishedState& state,
+                                             const ConstraintToolStep& stepped) {
+  const auto i = static_cast<size_t>(stepped.obstacle);
+  if (input.mode != ToolMode::kPoke || input.contact.model != ContactModel::kConstraint ||
+      stepped.obstacle < 0 || i >= state.stats.obstacle_models.size())
+    return {};
+  codec::ToolContactModel model = state.stats.obstacle_models[i];
+  model.step = state.step;
+  return model;
+}
+
 }  // namespace softbody::server

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "codec/coupling_model.h"
+#include "codec/tool_contact.h"
 #include "engine/sim/simulation.h"
 #include "engine/sim/tool_force.h"
 
@@ -65,6 +66,10 @@ class Tool {
   // position there, for the step being computed and for the published one (whose contact force
   // and stiffness the coupling model is made of).
   ConstraintToolStep stepping, published;
+  // Its contact problem from the published step (re-solved for each command's pose), and the step
+  // of the last one sent on the stream (a reply carries it once per step).
+  codec::ToolContactModel contact_problem;
+  std::int64_t problem_sent_step = -1;
   // Ends the tool's stream (set by the stream; called on session deletion and shutdown).
   std::function<void(const grpc::Status&)> close;
 
@@ -80,5 +85,10 @@ class Tool {
 codec::CouplingModel build_coupling_model(const ToolInput& input, Index grab_vertex,
                                           const PublishedState& state, double validity_cap,
                                           const ConstraintToolStep& stepped, int& contacts);
+
+// A constraint-contact poke's contact problem from the published step (codec/tool_contact.h),
+// stamped with the step; empty for other tools or without contacts.
+codec::ToolContactModel tool_contact_problem(const ToolInput& input, const PublishedState& state,
+                                             const ConstraintToolStep& stepped);
 
 }  // namespace softbody::server

@@ -233,7 +233,8 @@ TEST_F(Tools, APluginDeviceWithoutConfigurationTouchesTheBody) {
     EXPECT_GT(report["ticks_in_contact"].get<long>(), 100) << device << ": " << r.out;
     EXPECT_GT(report["largest_force_n"].get<double>(), 0.01) << device << ": " << r.out;
   }
-  // The same press with constraint contact (issue 22): the body is met and pushes back.
+  // The same press with constraint contact (issue 22): the body is met and pushes back, the force
+  // re-solved from the step's contact problem at every tick in contact.
   auto constrained =
       client("haptic " + id +
              " --device sim --contact constraint --mu 0.3 --duration 2.5 --cpu -2 --json");
@@ -241,6 +242,7 @@ TEST_F(Tools, APluginDeviceWithoutConfigurationTouchesTheBody) {
   const auto report = nlohmann::json::parse(constrained.out);
   EXPECT_GT(report["ticks_in_contact"].get<long>(), 100) << constrained.out;
   EXPECT_GT(report["largest_force_n"].get<double>(), 0.01) << constrained.out;
+  EXPECT_GT(report["ticks_rendered_by_contact_problem"].get<long>(), 100) << constrained.out;
   auto bad = client("haptic " + id + " --offset 1,2 --duration 1");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("--offset 1,2: expected x,y,z"), std::string::npos) << bad.err;

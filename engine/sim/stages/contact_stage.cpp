@@ -29,6 +29,7 @@ bool ContactStage::run(const SimulationModel& model, std::span<const Obstacle> o
   stats.obstacle_forces = result_.obstacle_forces;
   stats.obstacle_stiffness = result_.obstacle_stiffness;
   stats.obstacle_contacts = result_.obstacle_contacts;
+  stats.obstacle_models = result_.obstacle_models;
   stats.contact_ms +=
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return ok;
