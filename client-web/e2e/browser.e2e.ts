@@ -173,7 +173,7 @@ describe("browser client", () => {
     expect(instructor.problems).toEqual([]);
   });
 
-  it("pokes with constraint contact from its toggle and feels the body", async () => {
+  it("pokes with constraint contact from its toggle, feels the body and re-solves its contacts", async () => {
     const { page } = trainee;
     await page.check('input[name="tool"][value="poke"]');
     await page.check("#contact-constraint");
@@ -187,6 +187,8 @@ describe("browser client", () => {
           await shot(page, "05b-failed-poke.png");
           throw new Error(`${e.message}: ${JSON.stringify(await probe(page))}`);
         });
+      // The page re-solves the step's contact problem for the sphere where it is, every frame.
+      await waitFor(async () => (await probe(page)).localForce > 0.01, 10000, "the page's own contact force");
       // The server stepped the tool as a constraint obstacle (its steps count constraint contacts).
       const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
         WebSocket as unknown as new (url: string) => globalThis.WebSocket);

@@ -9,6 +9,7 @@ import type { SessionMoved } from "./gen/softbody/v1/cluster_pb";
 import type { StateFrame } from "./gen/softbody/v1/state_pb";
 import type { ForceReply } from "./gen/softbody/v1/interact_pb";
 import { FramePipeline } from "./codec/frame_pipeline";
+import { ToolContactSolver } from "./codec/tool_contact";
 import { FrameClock } from "./codec/frame_clock";
 import { GatewayClient, GatewayError, type ConnectionState } from "./net/gateway_client";
 import { BodyView, type ColorMode } from "./render/view";
@@ -56,6 +57,8 @@ export interface AppProbe {
   lastError: string;
   server: string;  // the gateway URL the page is connected to (changes when a session moves)
   lastForce: number;
+  // |force| of a constraint poke re-solved in the page for the sphere's position this frame [N]
+  localForce: number;
   roundTripMs: number;
   maxDisplacement: number;  // largest |x - rest| on screen [m]
   bodyOnScreen: { x: number; y: number } | null;  // a canvas point on the body
@@ -69,6 +72,7 @@ export class App {
   private readonly clock = new FrameClock();
   private readonly subscription = new SubscriptionFilter();
   private pipeline!: FramePipeline;
+  private contactSolver: ToolContactSolver | null = null;
   private sessionId = "";
   private info: SessionInfo | null = null;
   private readonly settings: SettingsPanel;
@@ -85,6 +89,7 @@ export class App {
     lastError: "",
     server: "",
     lastForce: 0,
+    localForce: 0,
     roundTripMs: NaN,
     maxDisplacement: 0,
     bodyOnScreen: null,
@@ -178,6 +183,7 @@ export class App {
 
   async start(): Promise<void> {
     this.pipeline = await FramePipeline.create();
+    this.contactSolver = await ToolContactSolver.create();
     this.bindControls();
     requestAnimationFrame((t) => this.animate(t));
     await this.client.connect();
@@ -266,6 +272,7 @@ export class App {
       return;
     }
     this.lastForce = reply;
+    if (reply.contactProblem) this.contactSolver?.load(reply.contactProblem);
     const f = reply.force;
     this.probe.lastForce = f ? Math.hypot(f.x, f.y, f.z) : 0;
   }
@@ -281,6 +288,12 @@ export class App {
       const command = this.tools.command(this.sessionId, now);
       // Commands wait for the socket only when it keeps up; a stalled one drops them.
       if (command && this.client.bufferedAmount < 65536) this.client.sendTool(command);
+    }
+    // A constraint poke's force where the sphere is now, from the last step's contact problem.
+    const poke = this.tools.constraintContact ? this.tools.pokePosition : null;
+    if (poke && this.contactSolver && !this.contactSolver.empty) {
+      const f = this.contactSolver.force(poke.x, poke.y, poke.z);
+      this.probe.localForce = Math.hypot(f.x, f.y, f.z);
     }
     const force = this.tools.grabbing ? (this.lastForce?.force ?? null) : null;
     this.tools.updateVisuals(force ? { x: force.x, y: force.y, z: force.z } : null);

@@ -5,6 +5,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include "codec/tool_contact.h"
 #include "codec/wasm/frame_pipeline.h"
 
 namespace {
@@ -38,9 +39,51 @@ val target(const FramePipeline& p) {
   return float_view(p.target());
 }
 
+// A constraint-contact tool's contact problem (ForceReply.contact_problem), re-solved for the
+// cursor's tool position every frame (codec/tool_contact.h).
+class ToolContactSolver {
+ public:
+  // False (and empty) when the arrays do not fit `contacts`.
+  bool load(double x, double y, double z, int contacts, const val& compliance,
+            const val& free_motion, const val& friction, const val& frames, const val& forces) {
+    using emscripten::convertJSArrayToNumberVector;
+    model_ = {};
+    const auto n = static_cast<std::size_t>(contacts < 0 ? 0 : contacts);
+    softbody::codec::ToolContactModel m;
+    m.reference_position = {x, y, z};
+    m.problem.contacts = static_cast<int>(n);
+    m.problem.w = convertJSArrayToNumberVector<double>(compliance);
+    m.problem.delta_free = convertJSArrayToNumberVector<double>(free_motion);
+    m.problem.mu = convertJSArrayToNumberVector<double>(friction);
+    m.frames = convertJSArrayToNumberVector<double>(frames);
+    m.lambda = convertJSArrayToNumberVector<double>(forces);
+    if (m.problem.w.size() != 9 * n * n || m.problem.delta_free.size() != 3 * n ||
+        m.problem.mu.size() != n || m.frames.size() != 9 * n || m.lambda.size() != 3 * n)
+      return false;
+    model_ = std::move(m);
+    return true;
+  }
+  bool empty() const { return model_.empty(); }
+  // The force on the tool at (x, y, z) [N], as [fx, fy, fz].
+  val force(double x, double y, double z) {
+    const std::array<double, 3> f = softbody::codec::evaluate(model_, {x, y, z});
+    val out = val::array();
+    for (double c : f) out.call<void>("push", c);
+    return out;
+  }
+
+ private:
+  softbody::codec::ToolContactModel model_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(softbody_codec) {
+  emscripten::class_<ToolContactSolver>("ToolContactSolver")
+      .constructor<>()
+      .function("load", &ToolContactSolver::load)
+      .function("empty", &ToolContactSolver::empty)
+      .function("force", &ToolContactSolver::force);
   emscripten::class_<FramePipeline>("FramePipeline")
       .constructor<>()
       .function("reset", &reset)

@@ -34,6 +34,12 @@ export class ToolController {
   // Poke by constraint contact (non-penetration, Coulomb friction) rather than a penalty spring.
   constraintContact = false;
   frictionCoefficient = 0.3;
+
+  /** Where the poking sphere is while it presses (null otherwise). */
+  get pokePosition(): { x: number; y: number; z: number } | null {
+    if (this.kind !== "poke" || !this.pressed) return null;
+    return { x: this.target.x, y: this.target.y, z: this.target.z };
+  }
   pokeRadiusFraction = 0.06;  // of the body's size
   private bodySize = 0.1;
   private pointer = new THREE.Vector2();

@@ -1,0 +1,30 @@
+// The WebAssembly build of the tool contact re-solve (codec/tool_contact.h) in node: the C++
+// test's closed forms (ToolContact.ReSolvesTheStepsProblemForTheToolsPosition) give the same here.
+import { describe, expect, it } from "vitest";
+import { create } from "@bufbuild/protobuf";
+import { ContactProblemModelSchema } from "../src/gen/softbody/v1/interact_pb";
+import { ToolContactSolver } from "../src/codec/tool_contact";
+
+describe("tool contact re-solve in WebAssembly", () => {
+  it("gives the step's force at the stepped pose, more deeper, none above, friction sideways", async () => {
+    const solver = await ToolContactSolver.create();
+    const problem = create(ContactProblemModelSchema, {
+      referencePosition: { x: 0, y: 0.01, z: 0 },
+      contacts: 1,
+      compliance: [1e-3, 0, 0, 0, 1e-3, 0, 0, 0, 1e-3],
+      freeMotion: [-2e-3, 0, 0],
+      friction: [0.5],
+      frames: [0, -1, 0, 1, 0, 0, 0, 0, 1],
+      forces: [2, 0, 0],
+    });
+    expect(solver.load(problem)).toBe(true);
+    expect(solver.force(0, 0.01, 0).y).toBeCloseTo(2, 9);
+    expect(solver.force(0, 0.009, 0).y).toBeCloseTo(3, 9);
+    expect(solver.force(0, 0.013, 0)).toEqual({ x: 0, y: 0, z: 0 });
+    expect(solver.force(0.003, 0.01, 0).x).toBeCloseTo(-1, 9);
+    // Arrays that do not fit the contact count are refused.
+    expect(solver.load(create(ContactProblemModelSchema, { contacts: 2, friction: [0.5] }))).toBe(false);
+    expect(solver.empty).toBe(true);
+    solver.dispose();
+  });
+});
