@@ -11,6 +11,7 @@
 #include "engine/contact/contact_frames.h"
 #include "engine/mesh/box_generator.h"
 #include "engine/sim/integrator.h"
+#include "engine/tests/box_models.h"
 
 namespace softbody {
 namespace {
@@ -30,16 +31,10 @@ Obstacle floor_plane(double mu) {
 // A soft block resting on the floor y = 0; gravity tilted by `degrees` about z, which is an incline
 // of that angle.
 SimulationModel block_on_incline(double degrees, double mu) {
-  const TetMesh mesh =
-      make_box_mesh({.nx = 3, .ny = 2, .nz = 3, .size = Vec3(kSize, kSize / 2, kSize)});
-  SimulationModel m;
-  m.topology = std::make_shared<const MeshTopology>(mesh);
-  const Material material{2e5, 0.3, 1000};
-  m.forces = make_force_model("stvk-tl", m.topology, mesh.vertices, material);
-  m.rest = mesh.vertices;
-  m.mass = lumped_masses(mesh, material.density);
   const double theta = degrees * std::numbers::pi / 180;
-  m.gravity = 9.81 * Vec3(std::sin(theta), -std::cos(theta), 0);
+  SimulationModel m =
+      test::box_model({.nx = 3, .ny = 2, .nz = 3, .size = Vec3(kSize, kSize / 2, kSize)},
+                      {2e5, 0.3, 1000}, "", 9.81 * Vec3(std::sin(theta), -std::cos(theta), 0));
   m.obstacles.push_back(floor_plane(mu));
   m.options.dt = 0.01;
   return m;
@@ -99,17 +94,9 @@ namespace {
 // A block held at its base, pressed from above by a sphere (radius 5 mm) between its vertices
 // (1 cm apart) at 1 cm/s.
 SimulationModel pressed_block(ContactScheme scheme, int newton_iterations, double mu) {
-  const TetMesh mesh =
-      make_box_mesh({.nx = 8, .ny = 4, .nz = 8, .size = Vec3(kSize, kSize / 2, kSize)});
-  SimulationModel m;
-  m.topology = std::make_shared<const MeshTopology>(mesh);
-  const Material material{5e4, 0.3, 1000};
-  m.forces = make_force_model("stvk-tl", m.topology, mesh.vertices, material);
-  m.rest = mesh.vertices;
-  m.mass = lumped_masses(mesh, material.density);
-  m.fixed.assign(mesh.vertices.size(), 0);
-  for (Index v : mesh.vertex_sets.at("ymin")) m.fixed[static_cast<size_t>(v)] = 1;
-  m.gravity = Vec3::Zero();
+  SimulationModel m =
+      test::box_model({.nx = 8, .ny = 4, .nz = 8, .size = Vec3(kSize, kSize / 2, kSize)},
+                      {5e4, 0.3, 1000}, "ymin", Vec3::Zero());
   Obstacle sphere;
   sphere.shape = ObstacleShape::kSphere;
   sphere.radius = 0.005;

@@ -11,21 +11,14 @@
 #include "engine/sim/stages/step_forces.h"
 #include "engine/sim/stages/step_matrix.h"
 #include "engine/solvers/step_solver.h"
+#include "engine/tests/box_models.h"
 
 namespace softbody {
 namespace {
 
 SimulationModel bar(double beta) {
-  const TetMesh mesh = make_box_mesh({.nx = 4, .ny = 2, .nz = 2, .size = Vec3(0.2, 0.05, 0.05)});
-  SimulationModel m;
-  m.topology = std::make_shared<const MeshTopology>(mesh);
-  const Material material{2e5, 0.3, 1000};
-  m.forces = make_force_model("stvk-tl", m.topology, mesh.vertices, material);
-  m.rest = mesh.vertices;
-  m.mass = lumped_masses(mesh, material.density);
-  m.fixed.assign(mesh.vertices.size(), 0);
-  for (Index v : mesh.vertex_sets.at("xmin")) m.fixed[static_cast<size_t>(v)] = 1;
-  m.gravity = Vec3(0, -9.81, 0);
+  SimulationModel m = test::box_model({.nx = 4, .ny = 2, .nz = 2, .size = Vec3(0.2, 0.05, 0.05)},
+                                      {2e5, 0.3, 1000}, "xmin", Vec3(0, -9.81, 0));
   m.options.type = IntegratorType::kLinearizedBackwardEuler;
   m.options.correction = false;  // the step is then linear in the external forces
   m.options.dt = 0.01;

@@ -9,6 +9,7 @@
 #include "engine/mesh/box_generator.h"
 #include "engine/sim/integrator.h"
 #include "engine/sim/tool_force.h"
+#include "engine/tests/box_models.h"
 
 namespace softbody {
 namespace {
@@ -67,16 +68,8 @@ TEST(ToolForce, PokeAndGrabJacobiansMatchFiniteDifferences) {
 // (J changes): that part of the force's change (here dFy/dz = 121 N/m beside dFy/dy = -826 N/m) is
 // outside the model, which holds its contacts.
 TEST(ToolForce, ConstraintContactStiffnessAndProblemMatchSteps) {
-  const TetMesh mesh = make_box_mesh({.nx = 6, .ny = 3, .nz = 6, .size = Vec3(0.04, 0.02, 0.04)});
-  SimulationModel m;
-  m.topology = std::make_shared<const MeshTopology>(mesh);
-  const Material material{5e4, 0.3, 1000};
-  m.forces = make_force_model("stvk-tl", m.topology, mesh.vertices, material);
-  m.rest = mesh.vertices;
-  m.mass = lumped_masses(mesh, material.density);
-  m.fixed.assign(mesh.vertices.size(), 0);
-  for (Index v : mesh.vertex_sets.at("ymin")) m.fixed[static_cast<size_t>(v)] = 1;
-  m.gravity = Vec3::Zero();
+  SimulationModel m = test::box_model({.nx = 6, .ny = 3, .nz = 6, .size = Vec3(0.04, 0.02, 0.04)},
+                                      {5e4, 0.3, 1000}, "ymin", Vec3::Zero());
   m.options.dt = 0.01;
   auto model = std::make_shared<const SimulationModel>(m);
   const SimulationState start = rest_state(*model);
