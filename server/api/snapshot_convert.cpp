@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "server/api/proto_convert.h"
 #include "server/api_error.h"
 
 namespace softbody::server {
@@ -74,6 +75,13 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   to_proto(snap.state.solver, *out.mutable_solver_state());
   out.mutable_material_memory()->Add(snap.state.material_memory.begin(),
                                      snap.state.material_memory.end());
+  for (const SimulationState::ContactMemory& c : snap.state.contact_memory) {
+    v1::ContactMemory& m = *out.add_contact_memory();
+    m.set_obstacle(c.obstacle);
+    for (Index v : c.vertices)
+      if (v >= 0) m.add_vertices(v);
+    to_proto(c.force, *m.mutable_force());
+  }
   const SimulationState::History& history = snap.state.history;
   for (size_t k = 0; k < history.p.size(); ++k) {
     for (const Vec3& p : history.p[k]) out.mutable_history_positions()->Add(p.data(), p.data() + 3);
@@ -112,6 +120,20 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
   state.material_memory.assign(in.material_memory().begin(), in.material_memory().end());
   for (double q : state.material_memory)
     if (!std::isfinite(q)) invalid_argument("snapshot.material_memory", "holds a non-finite value");
+  for (const v1::ContactMemory& m : in.contact_memory()) {
+    SimulationState::ContactMemory c;
+    c.obstacle = m.obstacle();
+    if (m.vertices_size() < 1 || m.vertices_size() > 3)
+      invalid_argument("snapshot.contact_memory", "a feature has 1 to 3 vertices");
+    for (int k = 0; k < m.vertices_size(); ++k) {
+      if (m.vertices(k) < 0 || m.vertices(k) >= static_cast<std::int32_t>(n))
+        invalid_argument("snapshot.contact_memory", "vertex out of range");
+      c.vertices[static_cast<size_t>(k)] = m.vertices(k);
+    }
+    c.force = Vec3(m.force().x(), m.force().y(), m.force().z());
+    if (!c.force.allFinite()) invalid_argument("snapshot.contact_memory", "force is not finite");
+    state.contact_memory.push_back(c);
+  }
   const size_t per_state = 3 * n;
   const auto history_values = static_cast<size_t>(in.history_positions_size());
   if (history_values % per_state != 0 || history_values > 2 * per_state ||

@@ -186,6 +186,20 @@ TEST_F(Sessions, AViscoelasticSessionContinuesIdenticallyWithItsMemory) {
   EXPECT_EQ(snapshot(*stub, a.id()).material_memory_size(), 0);
 }
 
+// Constraint contact (the shipped grasp, its jaws squeezing and lifting the cube): the snapshot
+// carries the contact solve's warm start per (obstacle, feature), so the restored session takes the
+// same path to the same forces.
+TEST_F(Sessions, AGraspSessionContinuesIdenticallyWithItsContactMemory) {
+  auto stub = server_->stub();
+  const v1::SessionInfo a = create_session(*stub, "grasp", true);
+  // While the jaws squeeze: steps whose contact solve stops short of round-off, where the warm
+  // start decides the answer.
+  ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_STEP, 12).ok());
+  const v1::Snapshot snap = snapshot(*stub, a.id());
+  ASSERT_GT(snap.contact_memory_size(), 10);
+  EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 10), 1e-4);
+}
+
 // auto reuses a factor made before the snapshot: the snapshot carries the matrix it was made from
 // and the refresh policy's history, so the restored session reuses the same factor and refreshes
 // it at the same steps. (Without them it drifted by 7e-5 m within 40 steps.)
@@ -611,8 +625,10 @@ TEST(ServerStartup, APreloadThatCannotBeLoadedRefusesToStart) {
     EXPECT_NE(why.find("exited at startup"), std::string::npos) << why;
     EXPECT_NE(why.find("event=startup_failed"), std::string::npos) << why;
     EXPECT_NE(why.find("--preload nosuch: no scene 'nosuch'"), std::string::npos) << why;
-    EXPECT_NE(why.find("available: cantilever, crush, default, grasp, incline, knight, liver-creep, pull-up"),
-              std::string::npos)
+    EXPECT_NE(
+        why.find(
+            "available: cantilever, crush, default, grasp, incline, knight, liver-creep, pull-up"),
+        std::string::npos)
         << why;
   }
 
