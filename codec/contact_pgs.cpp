@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <limits>
 
 namespace softbody::codec {
 namespace {
@@ -156,6 +157,8 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
     state[k] = pressed ? ContactState::kStick : ContactState::kSeparated;
   }
   int iterations = 0;
+  std::vector<double> best;
+  double best_residual = std::numeric_limits<double>::infinity();
   for (; iterations < active_set.max_iterations; ++iterations) {
     // Unknowns: 3 per sticking contact, lambda_n per slipping one; equations: their gap rows.
     std::vector<std::size_t> first(m, 0);
@@ -204,6 +207,27 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
     }
     lambda = next;
     delta = contact_motion(p, lambda);
+    // The classification may cycle (contacts at the cone's edge flipping as their neighbours
+    // change): the iterate nearest to the laws (natural residual, after projecting onto the cone)
+    // is the one the polish starts from.
+    {
+      std::vector<double> projected = lambda;
+      for (std::size_t k = 0; k < m; ++k) {
+        projected[3 * k] = std::max(0.0, projected[3 * k]);
+        const double lt = std::hypot(projected[3 * k + 1], projected[3 * k + 2]);
+        const double limit = p.mu[k] * projected[3 * k];
+        if (lt > limit) {
+          const double s = lt > 0 ? limit / lt : 0;
+          projected[3 * k + 1] *= s;
+          projected[3 * k + 2] *= s;
+        }
+      }
+      const double residual = contact_residual(p, projected);
+      if (residual < best_residual) {
+        best_residual = residual;
+        best = projected;
+      }
+    }
     // Re-classify.
     bool changed = false;
     for (std::size_t k = 0; k < m; ++k) {
@@ -239,6 +263,7 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
     }
   }
   // The PGS polish projects onto the cone and settles what the classification left.
+  if (!best.empty()) lambda = best;
   PgsReport report = solve_contact_pgs(p, lambda, pgs);
   report.iterations += iterations;
   return report;

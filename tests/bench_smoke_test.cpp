@@ -72,20 +72,19 @@ TEST(BenchSmoke, ContactBenchmarkComparesTheStandardAndTheFastUpdate) {
   EXPECT_GT(row["speedup_per_newton_iteration"].get<double>(), 0);
 }
 
-// Seed 002's case: a grasp turned at 10 rad/s (0.1 rad per 10 ms step). Re-linearizing the contact
-// directions (m = 2) keeps the cube held: no penetration beyond the solve's tolerance, its shape
-// within 10 % of the body's size of a run with a tenth of the step, its turn within 0.3 rad of
-// the fingers'. (m = 1 lost the grasp partly on this machine: 1 mm deep, 34 % off; that outcome
-// is reported in bench/RESULTS.md, not asserted.)
+// Seed 002's case: a grasp turned at 20 rad/s (0.2 rad per 10 ms step). Re-linearizing the contact
+// directions (m = 2) keeps the cube held: penetration within 2e-5 m, its shape within 10 % of the
+// body's size of a run with a tenth of the step, its turn within 0.3 rad of the fingers'. (m = 1
+// left a finger 0.33 mm deep on this machine; reported in bench/RESULTS.md, not asserted.)
 TEST(BenchSmoke, RotatingGraspHoldsWithReLinearizedContacts) {
   test::ProcessResult r = test::run_process(
-      std::string(SOFTBODY_BENCH) + " rotating-grasp --omega 10 --m 2 --duration 0.3 --json");
+      std::string(SOFTBODY_BENCH) + " rotating-grasp --omega 20 --m 2 --duration 0.3 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json j = nlohmann::json::parse(r.out);
   const auto& run = j["rows"][0]["runs"][0];
   EXPECT_EQ(run["m"], 2);
   EXPECT_EQ(run["failed_steps"], 0);
-  EXPECT_LT(run["penetration_m"].get<double>(), 1e-6);
+  EXPECT_LT(run["penetration_m"].get<double>(), 2e-5);
   EXPECT_LT(run["shape_error"].get<double>(), 0.1);
   EXPECT_LT(std::abs(run["slip_rad"].get<double>()), 0.3);
   EXPECT_LT(std::abs(j["rows"][0]["reference_slip_rad"].get<double>()), 0.3);
