@@ -43,6 +43,13 @@ void project_disk(double& x, double& y, double radius) {
   }
 }
 
+// Every contact's multiplier onto its friction cone (lambda_n >= 0, |lambda_t| <= mu lambda_n).
+void project_onto_cones(const ContactProblem& p, std::vector<double>& lambda) {
+  for (size_t k = 0; k < static_cast<size_t>(p.contacts); ++k)
+    project_disk(lambda[3 * k + 1], lambda[3 * k + 2],
+                 p.mu[k] * (lambda[3 * k] = std::max(0.0, lambda[3 * k])));
+}
+
 // The projected step of one contact from motion d; returns the new multiplier in `out`.
 void local_step(const ContactProblem& p, size_t k, const double lambda[3], const double d[3],
                 double out[3]) {
@@ -65,9 +72,7 @@ PgsReport solve_contact_pgs(const ContactProblem& p, std::vector<double>& lambda
   const size_t m = static_cast<size_t>(p.contacts);
   if (lambda.size() != 3 * m) lambda.assign(3 * m, 0.0);
   PgsReport report;
-  for (size_t k = 0; k < m; ++k)  // a warm start must lie in the cone
-    project_disk(lambda[3 * k + 1], lambda[3 * k + 2],
-                 p.mu[k] * (lambda[3 * k] = std::max(0.0, lambda[3 * k])));
+  project_onto_cones(p, lambda);  // a warm start must lie in the cone
   while (report.iterations < options.max_iterations) {
     ++report.iterations;
     double largest_change = 0;
@@ -212,16 +217,7 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
     // is the one the polish starts from.
     {
       std::vector<double> projected = lambda;
-      for (std::size_t k = 0; k < m; ++k) {
-        projected[3 * k] = std::max(0.0, projected[3 * k]);
-        const double lt = std::hypot(projected[3 * k + 1], projected[3 * k + 2]);
-        const double limit = p.mu[k] * projected[3 * k];
-        if (lt > limit) {
-          const double s = lt > 0 ? limit / lt : 0;
-          projected[3 * k + 1] *= s;
-          projected[3 * k + 2] *= s;
-        }
-      }
+      project_onto_cones(p, projected);
       const double residual = contact_residual(p, projected);
       if (residual < best_residual) {
         best_residual = residual;

@@ -106,13 +106,14 @@ const char* contact_scheme_name(ContactScheme scheme) {
 }
 
 ConstraintContact::ConstraintContact(const SimulationModel& model)
-    : model_(model), detector_(*model.topology, model.rest) {}
+    : model_(model), detector_(*model.topology, model.rest), diagonal_(rest_diagonal(model.rest)) {}
 
 bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_start, double t_next,
                                 double h, const Vec3Array& p_start,
                                 const ConstrainedBlockOperator& a, StepSolver& solver, Vec3Array& p,
                                 Vec3Array& v, std::vector<SimulationState::ContactMemory>& memory,
-                                ContactResult& result) {
+                                ContactResult& result,
+                                const std::function<void()>& prepare_matrix) {
   result = {};
   const std::vector<SimulationState::ContactMemory> previous = std::move(memory);
   memory.clear();
@@ -122,7 +123,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   result.obstacle_models.assign(obstacles.size(), {});
   if (obstacles.empty()) return true;
   const ContactOptions& o = model_.contact;
-  const double diagonal = rest_diagonal(model_.rest);
+  const double diagonal = diagonal_;
   // The obstacles as they are at the step's end (turned, for spinning ones) and, to measure slip,
   // where each obstacle point now at x was at the step's start: c0 + R0 R1^T (x - c1).
   std::vector<Obstacle> posed;
@@ -148,6 +149,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   const Index n = model_.topology->num_vertices();
   const auto m = static_cast<Eigen::Index>(points.size());
   const double denom = h + model_.options.beta, to_position = h / denom;
+  if (o.fresh_compliance && prepare_matrix) prepare_matrix();
   clock = Clock::now();
   if (o.fresh_compliance)
     solver.factorize_definite_now(a);
@@ -156,14 +158,12 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   result.factor_ms = ms_since(clock);
   clock = Clock::now();
   const Eigen::SparseMatrix<double> jt = jacobian_transpose(points, n, nullptr);
-  // W_J in position form, once per step (both schemes need it for the fast one's products, the
-  // standard one only for its first iteration's free gaps: cheap beside the rebuilds).
+  // W_J in position form, once per step: the fast scheme's products are made of it.
   Eigen::MatrixXd w_j;
   if (o.scheme == ContactScheme::kFast) w_j = to_position * solver.delassus(a, jt);
   result.build_ms = ms_since(clock);
   const Eigen::VectorXd p_free = proximity_points(points, p);
   const Eigen::VectorXd p_begin = proximity_points(points, p_start);
-  const Vec3Array x_free = p;
 
   codec::ContactProblem problem;
   problem.contacts = static_cast<int>(m);
@@ -242,7 +242,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
       next = p_free + w_j * world_forces(frames, lambda_vec);
     } else {
       solver.apply_factor_inverse(a, ht * lambda_vec / denom, dv);
-      Vec3Array x = x_free;
+      Vec3Array x = p;  // the free motion (p moves only after the loop)
       for (Index vtx = 0; vtx < n; ++vtx) x[static_cast<size_t>(vtx)] += h * dv.segment<3>(3 * vtx);
       next = proximity_points(points, x);
     }
@@ -251,26 +251,28 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
     positions = next;
     if (change <= pgs.tolerance) break;  // the directions no longer move
   }
+  const Eigen::VectorXd forces = world_forces(frames, lambda_vec);  // on the body, per contact
   // The corrective motion (for the standard scheme, the last iteration's solve).
   if (o.scheme == ContactScheme::kFast) {
     clock = Clock::now();
-    solver.apply_factor_inverse(a, jt * world_forces(frames, lambda_vec) / denom, dv);
+    solver.apply_factor_inverse(a, jt * forces / denom, dv);
     result.correction_ms += ms_since(clock);
   }
   for (Index vtx = 0; vtx < n; ++vtx) {
     const auto i = static_cast<size_t>(vtx);
     v[i] += dv.segment<3>(3 * vtx);
-    p[i] = x_free[i] + h * dv.segment<3>(3 * vtx);
+    p[i] += h * dv.segment<3>(3 * vtx);
     if (!p[i].allFinite() || !v[i].allFinite()) return false;
   }
-  const Eigen::VectorXd forces = world_forces(frames, lambda_vec);
   result.forces.resize(points.size());
   for (size_t k = 0; k < points.size(); ++k) {
     const Vec3 f = forces.segment<3>(3 * static_cast<Eigen::Index>(k));
     result.forces[k] = f;
     result.obstacle_forces[static_cast<size_t>(points[k].obstacle)] -= f;
-    if (lambda[3 * k] > 0) memory.push_back({points[k].obstacle, points[k].vertices, f});
-    if (lambda[3 * k] > 0) ++result.active;
+    if (lambda[3 * k] > 0) {
+      memory.push_back({points[k].obstacle, points[k].vertices, f});
+      ++result.active;
+    }
     double distance;
     Vec3 normal;
     const ContactPoint& c = points[k];

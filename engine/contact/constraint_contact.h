@@ -21,6 +21,7 @@
 // same answer; they differ in cost, which is the point of seed 002 (softbody-bench contact).
 #pragma once
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -65,15 +66,19 @@ class ConstraintContact {
   // The step went from `p_start` (at t_start) to the free motion p = p_hat + h v; `a` is the
   // step's matrix and `solver` holds its factor. Moves p and v by the contact forces with
   // `obstacles` at t_next. `memory`: the last step's forces per contact, the warm start; replaced
-  // by this step's. False when the corrected state is not finite.
+  // by this step's. `prepare_matrix`, when given, brings `a`'s matrix to the free motion's end
+  // before a fresh compliance is factored: called only when there are contacts (it costs a
+  // stiffness evaluation). False when the corrected state is not finite.
   bool resolve(std::span<const Obstacle> obstacles, double t_start, double t_next, double h,
                const Vec3Array& p_start, const ConstrainedBlockOperator& a, StepSolver& solver,
                Vec3Array& p, Vec3Array& v, std::vector<SimulationState::ContactMemory>& memory,
-               ContactResult& result);
+               ContactResult& result, const std::function<void()>& prepare_matrix = {});
 
  private:
   const SimulationModel& model_;
   ContactDetector detector_;
+  double
+      diagonal_;  // the body's rest bounding-box diagonal: tolerance and margin are relative to it
 };
 
 }  // namespace softbody

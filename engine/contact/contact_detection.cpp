@@ -224,11 +224,6 @@ void ContactDetector::detect_triangles(const Obstacle& o, int index, const Vec3&
     contact.gap = distance;
     features.emplace(key, contact);
   });
-  // An edge or a vertex is a contact only where it is the closest feature of every boundary
-  // triangle around it: a local minimum of the distance over the surface. Elsewhere a face beside
-  // it holds a closer point, and the two nearly parallel constraints would only make W
-  // near-singular (PGS then crawls). The surface's minima outside the obstacle keep all of it
-  // outside: the closest surface point is one of them.
   // Every triangle's closest point is a contact, not only the surface's local minima of the
   // distance: the corrective motion reshapes the surface, and a surface held at its minima alone
   // tents into the obstacle around them (measured: a pressed sphere sank through the body).

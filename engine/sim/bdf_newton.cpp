@@ -297,15 +297,16 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
   for (size_t i = 0; i < n; ++i) p_next_[i] = start_.p[i] + h * v_[i];
   v_next_ = v_;
   stats.contacts = external_.contacts;
-  if (!loads_.constraint_obstacles.empty() && m.contact.fresh_compliance) {
-    // Contact's compliance from the step matrix where the free motion ended.
+  // Contact's fresh compliance comes from the step matrix where the free motion ended, evaluated
+  // only when there are contacts.
+  const auto jacobian_at_free_motion = [&] {
     evaluate_at(start_, h, v_, true);
     backward_euler_jacobian(m, h, {start_.p, start_.v, forces_start_.K}, forces_, external_,
                             jacobian_);
-  }
+  };
   const bool contact_ok =
       contact_.run(m, loads_.constraint_obstacles, state.t, t_next_, h, jacobian_,
-                   solver_cache_.solver(), state, p_next_, v_next_, stats);
+                   solver_cache_.solver(), state, p_next_, v_next_, stats, jacobian_at_free_motion);
   solver_cache_.store(state);
   if (!contact_ok) return false;
   return accept(state, stats);

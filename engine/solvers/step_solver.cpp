@@ -167,21 +167,39 @@ FactorInfo StepSolver::factorize_now(const ConstrainedBlockOperator& a, const So
   // eigenvalue moves little between solves, so one or two factorizations find the next.
   const double last_shift = factor_->ready() ? factor_->info().shift : 0;
   const bool newton = newton_directions(o);
+  return install_factor(
+      a,
+      [&] {
+        return newton ? factor_->factorize_definite(*csc_, last_shift / 4)
+                      : factor_->factorize(*csc_, o.definite);
+      },
+      newton);
+}
+
+template <typename Factorize>
+FactorInfo StepSolver::install_factor(const ConstrainedBlockOperator& a, Factorize factorize,
+                                      bool carry_shifted) {
   csc_->assign(a.matrix());
   // The factorization's BLAS-3 kernels use the engine's threads; the triangular solves (BLAS-2,
   // memory-bound) run on one: OpenBLAS threads there only fought the OpenMP workers still
   // spinning after the product with A (a third of the bunny's step went to scheduling).
   set_blas_threads(num_threads());
-  FactorInfo info = newton ? factor_->factorize_definite(*csc_, last_shift / 4)
-                           : factor_->factorize(*csc_, o.definite);
+  const FactorInfo info = factorize();
   set_blas_threads(1);
   start_factor_epoch(symmetric_vertex_blocks(a.matrix()));
   // Recorded for the state only when it is a factor the state carries (a copy of A's upper
   // triangle per factorization: small beside the factorization itself).
-  if (info.kind == FactorKind::kCholesky || (newton && info.kind == FactorKind::kShiftedCholesky))
+  if (info.kind == FactorKind::kCholesky ||
+      (carry_shifted && info.kind == FactorKind::kShiftedCholesky))
     factored_record_ = std::make_shared<const FactoredMatrix>(
         FactoredMatrix{csc_->values(), factored_diagonal_, info.shift});
   return info;
+}
+
+bool StepSolver::has_definite_factor() const {
+  return factor_ && factor_->ready() &&
+         (factor_->info().kind == FactorKind::kCholesky ||
+          factor_->info().kind == FactorKind::kShiftedCholesky);
 }
 
 bool StepSolver::reusable(const SolverOptions& o) const {
@@ -311,9 +329,7 @@ SolveReport StepSolver::solve_iteratively(const ConstrainedBlockOperator& a,
 
 Eigen::MatrixXd StepSolver::delassus(const ConstrainedBlockOperator& a,
                                      const Eigen::SparseMatrix<double>& jt) const {
-  if (!factor_ || !factor_->ready() ||
-      (factor_->info().kind != FactorKind::kCholesky &&
-       factor_->info().kind != FactorKind::kShiftedCholesky))
+  if (!has_definite_factor())
     throw std::logic_error("StepSolver::delassus needs a definite factor (solve first)");
   Eigen::SparseMatrix<double> free = jt;
   free.prune([&](Eigen::Index row, Eigen::Index, double) {
@@ -324,24 +340,17 @@ Eigen::MatrixXd StepSolver::delassus(const ConstrainedBlockOperator& a,
 
 bool StepSolver::ensure_definite_factor(const ConstrainedBlockOperator& a) {
   prepare_pattern(a);
-  if (factor_->ready() && (factor_->info().kind == FactorKind::kCholesky ||
-                           factor_->info().kind == FactorKind::kShiftedCholesky))
-    return false;
+  if (has_definite_factor()) return false;
   factorize_definite_now(a);
   return true;
 }
 
 void StepSolver::factorize_definite_now(const ConstrainedBlockOperator& a) {
   prepare_pattern(a);
-  csc_->assign(a.matrix());
-  set_blas_threads(num_threads());
-  const FactorInfo info = factor_->factorize_definite(*csc_, 0);
-  set_blas_threads(1);
-  start_factor_epoch(symmetric_vertex_blocks(a.matrix()));
-  // A plain Cholesky factor is carried by states like a solve's (a continuation stays identical).
-  if (info.kind == FactorKind::kCholesky)
-    factored_record_ = std::make_shared<const FactoredMatrix>(
-        FactoredMatrix{csc_->values(), factored_diagonal_, info.shift});
+  // Only a plain Cholesky factor is carried by states (as a solve's: a continuation stays
+  // identical).
+  install_factor(
+      a, [&] { return factor_->factorize_definite(*csc_, 0); }, false);
 }
 
 void StepSolver::apply_factor_inverse(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,

@@ -107,6 +107,13 @@ class StepSolver {
   void apply_restored_state(const ConstrainedBlockOperator& a, bool definite_only);
   bool diagonal_changed(const ConstrainedBlockOperator& a) const;
   FactorInfo factorize_now(const ConstrainedBlockOperator& a, const SolverOptions& options);
+  // Factors sym(A) by `factorize` (on csc_, which it fills) and puts the factor in use: a new
+  // epoch, recorded for states when it is Cholesky (or shifted, with `carry_shifted`).
+  template <typename Factorize>
+  FactorInfo install_factor(const ConstrainedBlockOperator& a, Factorize factorize,
+                            bool carry_shifted);
+  // Whether the factor in use is a (possibly shifted) Cholesky one: W needs it definite.
+  bool has_definite_factor() const;
   // Whether the factor in use may serve another solve with these options.
   bool reusable(const SolverOptions& options) const;
   // Whether run_krylov gives Newton's direction (truncated CG on A) with the factor in use.
