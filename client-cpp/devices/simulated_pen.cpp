@@ -22,15 +22,35 @@ Vec3 parse_vector(const std::string& key, const std::string& value) {
 
 }  // namespace
 
+namespace {
+
+// The phase of the cosine profile at time t of a hand that pauses `hold` at half a period.
+double profile_phase(const ScriptedHand& h, double t) {
+  const double active = h.cycles > 0 ? std::min(t, h.cycles * h.cycle()) : t;
+  const double in_cycle = active - std::floor(active / h.cycle()) * h.cycle();
+  const double half = 0.5 * h.period;
+  if (in_cycle <= half) return in_cycle;
+  if (in_cycle <= half + h.hold) return half;
+  return in_cycle - h.hold;
+}
+
+bool holding(const ScriptedHand& h, double t) {
+  if (h.cycles > 0 && t > h.cycles * h.cycle()) return true;  // done: at rest at the start
+  const double in_cycle = t - std::floor(t / h.cycle()) * h.cycle();
+  return in_cycle > 0.5 * h.period && in_cycle <= 0.5 * h.period + h.hold;
+}
+
+}  // namespace
+
 Vec3 ScriptedHand::position(double t) const {
-  const double active = cycles > 0 ? std::min(t, cycles * period) : t;
-  const double s = depth * 0.5 * (1 - std::cos(2 * M_PI * active / period));
+  const double s = depth * 0.5 * (1 - std::cos(2 * M_PI * profile_phase(*this, t) / period));
   return {start[0] + s * direction[0], start[1] + s * direction[1], start[2] + s * direction[2]};
 }
 
 Vec3 ScriptedHand::velocity(double t) const {
-  if (cycles > 0 && t > cycles * period) return {0, 0, 0};
-  const double ds = depth * 0.5 * (2 * M_PI / period) * std::sin(2 * M_PI * t / period);
+  if (holding(*this, t)) return {0, 0, 0};
+  const double phase = profile_phase(*this, t);
+  const double ds = depth * 0.5 * (2 * M_PI / period) * std::sin(2 * M_PI * phase / period);
   return {ds * direction[0], ds * direction[1], ds * direction[2]};
 }
 
@@ -52,6 +72,8 @@ SimulatedPenConfig parse_simulated_pen_config(const std::string& text) {
       c.hand.depth = parse_number(key, value);
     else if (key == "period")
       c.hand.period = parse_number(key, value);
+    else if (key == "hold")
+      c.hand.hold = parse_number(key, value);
     else if (key == "cycles")
       c.hand.cycles = static_cast<int>(parse_number(key, value));
     else if (key == "mass")
@@ -64,7 +86,7 @@ SimulatedPenConfig parse_simulated_pen_config(const std::string& text) {
       c.dynamics.damping = parse_number(key, value);
     else
       throw std::invalid_argument("simulated pen: unknown key '" + key +
-                                  "' (start, direction, depth, period, cycles, mass, "
+                                  "' (start, direction, depth, period, hold, cycles, mass, "
                                   "hand_stiffness, hand_damping, damping)");
   }
   const Vec3& d = c.hand.direction;
@@ -72,6 +94,7 @@ SimulatedPenConfig parse_simulated_pen_config(const std::string& text) {
   if (n == 0) throw std::invalid_argument("simulated pen: direction must not be zero");
   for (double& x : c.hand.direction) x /= n;
   if (!(c.hand.period > 0)) throw std::invalid_argument("simulated pen: period must be > 0");
+  if (!(c.hand.hold >= 0)) throw std::invalid_argument("simulated pen: hold must be >= 0");
   if (!(c.dynamics.mass > 0)) throw std::invalid_argument("simulated pen: mass must be > 0");
   return c;
 }
@@ -117,7 +140,7 @@ DeviceState SimulatedPen::read(double time_s) {
 }
 
 bool SimulatedPen::finished() const {
-  return config_.hand.cycles > 0 && time_ >= config_.hand.cycles * config_.hand.period;
+  return config_.hand.cycles > 0 && time_ >= config_.hand.cycles * config_.hand.cycle();
 }
 
 }  // namespace softbody::client

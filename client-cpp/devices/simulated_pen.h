@@ -10,14 +10,17 @@
 namespace softbody::client {
 
 // The hand moves from `start` along `direction` (unit) to `depth` and back every `period`
-// (smooth cosine profile), `cycles` times (0: forever).
+// (smooth cosine profile), staying `hold` seconds at the deepest point, `cycles` times (0:
+// forever). A cycle lasts period + hold.
 struct ScriptedHand {
   Vec3 start{0, 0, 0};
   Vec3 direction{0, -1, 0};
   double depth = 0.02;  // [m]
   double period = 4;    // [s]
+  double hold = 0;      // [s]
   int cycles = 0;
 
+  double cycle() const { return period + hold; }
   Vec3 position(double t) const;
   Vec3 velocity(double t) const;
 };
@@ -35,8 +38,9 @@ struct SimulatedPenConfig {
   PenDynamics dynamics;
 };
 
-// Parses "key=value;key=value" with keys start, direction (x,y,z), depth, period, cycles, mass,
-// hand_stiffness, hand_damping, damping. Throws std::invalid_argument naming the bad key or value.
+// Parses "key=value;key=value" with keys start, direction (x,y,z), depth, period, hold, cycles,
+// mass, hand_stiffness, hand_damping, damping. Throws std::invalid_argument naming the bad key or
+// value.
 SimulatedPenConfig parse_simulated_pen_config(const std::string& text);
 
 class SimulatedPen : public HapticDevice {

@@ -12,9 +12,10 @@ double norm(const Vec3& v) {
 }  // namespace
 
 double ForceSafety::watchdog_scale(double model_age_s) const {
-  if (!(model_age_s > limits_.watchdog_timeout_s)) return 1;
+  const double timeout = watchdog_timeout();
+  if (!(model_age_s > timeout)) return 1;
   if (limits_.watchdog_ramp_s <= 0) return 0;
-  return std::max(0.0, 1 - (model_age_s - limits_.watchdog_timeout_s) / limits_.watchdog_ramp_s);
+  return std::max(0.0, 1 - (model_age_s - timeout) / limits_.watchdog_ramp_s);
 }
 
 Vec3 ForceSafety::filter(const Vec3& desired, double dt, double model_age_s, bool connected) {

@@ -8,10 +8,11 @@
 namespace softbody::client {
 
 struct SafetyLimits {
-  double max_force = 8;             // [N] (desktop devices render 3 to 10 N)
-  double max_force_rate = 2000;     // [N/s]
-  double watchdog_timeout_s = 0.1;  // no model for this long: start ramping down
-  double watchdog_ramp_s = 0.05;    // from full to zero force
+  double max_force = 8;          // [N] (desktop devices render 3 to 10 N)
+  double max_force_rate = 2000;  // [N/s]
+  // No model for this long beyond what the link explains (allow_link_delay): start ramping down.
+  double watchdog_timeout_s = 0.1;
+  double watchdog_ramp_s = 0.05;  // from full to zero force
 };
 
 class ForceSafety {
@@ -24,6 +25,11 @@ class ForceSafety {
 
   // Scale the watchdog applies at this model age: 1, falling linearly to 0 over the ramp.
   double watchdog_scale(double model_age_s) const;
+  // On a slow link replies come in bursts, up to a round trip apart when TCP resends a lost
+  // segment: the watchdog then waits this much longer (the loop passes the smoothed round trip
+  // plus four deviations, as TCP's retransmission timer does) before it calls the server gone.
+  void allow_link_delay(double seconds) { link_delay_s_ = seconds > 0 ? seconds : 0; }
+  double watchdog_timeout() const { return limits_.watchdog_timeout_s + link_delay_s_; }
 
   long magnitude_clamps() const { return magnitude_clamps_; }
   long rate_clamps() const { return rate_clamps_; }
@@ -33,6 +39,7 @@ class ForceSafety {
  private:
   SafetyLimits limits_;
   Vec3 previous_{0, 0, 0};
+  double link_delay_s_ = 0;
   long magnitude_clamps_ = 0, rate_clamps_ = 0, watchdog_ticks_ = 0;
 };
 

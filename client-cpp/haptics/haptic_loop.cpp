@@ -59,6 +59,8 @@ HapticLoop::HapticLoop(HapticDevice& device, HapticLoopOptions options)
       options_(options),
       streak_(std::chrono::milliseconds(static_cast<long>(1e3 * options.give_up_after_s))),
       safety_(options.safety),
+      blend_(options.swap_blend_s),
+      passivity_(options.passivity),
       mode_(options.tool.mode) {}
 
 HapticLoop::~HapticLoop() {
@@ -114,9 +116,19 @@ void HapticLoop::on_reply(const v1::ForceReply& reply, Clock::time_point receive
   const double now_s = seconds(received);
   {
     std::lock_guard lock(reply_mutex_);
-    last_round_trip_ms_ = 1e3 * (now_s - reply.client_time_s());
-    round_trip_.record(now_s - reply.client_time_s());
+    const double rtt = now_s - reply.client_time_s();
+    last_round_trip_ms_ = 1e3 * rtt;
+    round_trip_.record(rtt);
     server_time_.record(1e-6 * reply.server_time_us());
+    // RFC 6298's estimator: how long a reply may take on this link.
+    if (smoothed_rtt_s_ < 0) {
+      smoothed_rtt_s_ = rtt;
+      rtt_deviation_s_ = rtt / 2;
+    } else {
+      rtt_deviation_s_ = 0.75 * rtt_deviation_s_ + 0.25 * std::abs(smoothed_rtt_s_ - rtt);
+      smoothed_rtt_s_ = 0.875 * smoothed_rtt_s_ + 0.125 * rtt;
+    }
+    link_delay_s_.store(smoothed_rtt_s_ + 4 * rtt_deviation_s_, std::memory_order_relaxed);
   }
   if (!reply.rejected().empty()) {
     {
@@ -171,6 +183,11 @@ v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const V
   return c;
 }
 
+Vec3 HapticLoop::model_force(TimedModel& m, const Vec3& position, const Vec3& velocity) {
+  return m.problem.empty() ? codec::evaluate(m.model, position, velocity)
+                           : codec::evaluate(m.problem, position);
+}
+
 void HapticLoop::tick(double time_s, double dt) {
   const Workspace& w = options_.workspace;
   const DeviceState device = device_.read(time_s);
@@ -180,15 +197,17 @@ void HapticLoop::tick(double time_s, double dt) {
     velocity[k] = w.scale * device.velocity[k];
   }
 
-  // A new model: note how far the force jumps at this pose when it replaces the old one.
+  // A new model: note how far the force would jump at this pose when it replaces the old one,
+  // and let the blend carry the difference instead.
   if (models_.update()) {
-    const TimedModel& fresh = models_.front();
+    TimedModel fresh = models_.front();
     if (have_model_) {
-      const Vec3 before = codec::evaluate(model_.model, position, velocity);
-      const Vec3 after = codec::evaluate(fresh.model, position, velocity);
+      const Vec3 before = model_force(model_, position, velocity);
+      const Vec3 after = model_force(fresh, position, velocity);
       swap_jump_.record(distance(before, after));
+      blend_.swap(before, after);
     }
-    model_ = fresh;
+    model_ = std::move(fresh);
     have_model_ = true;
   }
 
@@ -196,18 +215,20 @@ void HapticLoop::tick(double time_s, double dt) {
   Vec3 desired{0, 0, 0};
   double age = std::numeric_limits<double>::infinity();
   if (have_model_) {
-    if (!model_.problem.empty()) {
-      desired = codec::evaluate(model_.problem, position);
-      ++problem_ticks_;
-    } else {
-      desired = codec::evaluate(model_.model, position, velocity);
-    }
+    desired = model_force(model_, position, velocity);
+    if (!model_.problem.empty()) ++problem_ticks_;
+    const Vec3 offset = blend_.advance(dt);
+    for (int k = 0; k < 3; ++k) desired[k] += offset[k];
+    desired = passivity_.filter(desired, velocity, dt);
     age = time_s - model_.received_s;
     model_age_.record(age);
     if (codec::distance_from_reference(model_.model, position) > model_.model.validity_radius)
       ++beyond_validity_;
   }
+  safety_.allow_link_delay(link_delay_s_.load(std::memory_order_relaxed));
+  if (have_model_) watchdog_timeout_.record(safety_.watchdog_timeout());
   const Vec3 force = safety_.filter(desired, dt, age, connected);
+  passivity_.record_output(force, velocity, dt);
   if (have_model_ && model_.contacts > 0) ++contact_ticks_;
   largest_force_ = std::max(largest_force_, std::hypot(force[0], force[1], force[2]));
   device_.write_force(
@@ -336,6 +357,11 @@ nlohmann::json HapticLoop::report() const {
       {"server_reply_us", server_time_.summary(1e6)},
       {"model_age_ms", model_age_.summary(1e3)},
       {"model_swap_force_jump_n", swap_jump_.summary(1)},
+      {"model_swap_largest_rendered_step_n", blend_.largest_step()},
+      {"energy_to_user_j", passivity_.delivered_to_user()},
+      {"passivity_dissipated_j", passivity_.dissipated()},
+      {"passivity_active_ticks", passivity_.active_ticks()},
+      {"watchdog_timeout_ms", watchdog_timeout_.summary(1e3)},
       {"commands_sent", commands_sent_},
       {"commands_coalesced", commands_coalesced_},
       {"replies_received", replies_},

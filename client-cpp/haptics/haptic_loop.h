@@ -19,7 +19,9 @@
 #include "client-cpp/devices/haptic_device.h"
 #include "client-cpp/haptics/force_safety.h"
 #include "client-cpp/haptics/histogram.h"
+#include "client-cpp/haptics/passivity_controller.h"
 #include "client-cpp/haptics/periodic_timer.h"
+#include "client-cpp/haptics/swap_blend.h"
 #include "client-cpp/haptics/triple_buffer.h"
 #include "codec/coupling_model.h"
 #include "codec/tool_contact.h"
@@ -60,6 +62,11 @@ struct HapticLoopOptions {
   double spin_s = 500e-6;
   ThreadPlacement placement;
   SafetyLimits safety;
+  // A new model's force at the tool's pose differs from the old one's: the difference fades in
+  // over this long instead of jumping (swap_blend.h; 0: jump).
+  double swap_blend_s = 0.02;
+  // The body never returns more energy than the hand put in (passivity_controller.h).
+  PassivityOptions passivity;
   Workspace workspace;
   ToolSettings tool;
   bool reconnect = true;  // reopen the tool stream after a transient failure
@@ -124,6 +131,9 @@ class HapticLoop {
 
   void run();
   void tick(double time_s, double dt);
+  // The force `m` gives at the tool's pose: its contact problem re-solved (warm-starting the
+  // next solve) when it has one.
+  static Vec3 model_force(TimedModel& m, const Vec3& position, const Vec3& velocity);
   void open_stream();
   void retire_stream();
   void on_reply(const softbody::v1::ForceReply& reply,
@@ -144,10 +154,12 @@ class HapticLoop {
   std::string link_error_;
   double next_reconnect_s_ = 0, reconnect_backoff_s_ = 0.1, stream_opened_s_ = 0;
   ForceSafety safety_;
+  SwapBlend blend_;
+  PassivityController passivity_;
   TimedModel model_;
   bool have_model_ = false;
   std::uint64_t sequence_ = 0;
-  Histogram period_, jitter_, model_age_, swap_jump_;
+  Histogram period_, jitter_, model_age_, swap_jump_, watchdog_timeout_;
   long ticks_ = 0, overruns_ = 0, beyond_validity_ = 0, reconnects_ = 0, disconnected_ticks_ = 0;
   long contact_ticks_ = 0;                // ticks whose model had contacts
   long problem_ticks_ = 0;                // ticks rendered by re-solving a contact problem
@@ -161,8 +173,10 @@ class HapticLoop {
   // Reply threads -> loop thread.
   TripleBuffer<TimedModel> models_;
   mutable std::mutex reply_mutex_;
-  Histogram round_trip_, server_time_;  // guarded by reply_mutex_
-  double last_round_trip_ms_ = 0;       // guarded by reply_mutex_
+  Histogram round_trip_, server_time_;                // guarded by reply_mutex_
+  double last_round_trip_ms_ = 0;                     // guarded by reply_mutex_
+  double smoothed_rtt_s_ = -1, rtt_deviation_s_ = 0;  // guarded by reply_mutex_ (TCP's estimator)
+  std::atomic<double> link_delay_s_{0};               // smoothed round trip + 4 deviations
   std::atomic<long> rejected_{0};
   std::string first_rejection_;  // guarded by reply_mutex_
 

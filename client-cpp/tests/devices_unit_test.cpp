@@ -44,6 +44,26 @@ TEST(SimulatedPen, FollowsTheHandAndYieldsToTheRenderedForce) {
   EXPECT_NEAR(mid.position[1], 0.08, 2e-3);
 }
 
+TEST(SimulatedPen, TheHandHoldsAtFullDepth) {
+  const SimulatedPenConfig c =
+      parse_simulated_pen_config("start=0,0.1,0;depth=0.02;period=2;hold=3;cycles=1");
+  const ScriptedHand& h = c.hand;
+  EXPECT_NEAR(h.position(0.5)[1], 0.09, 1e-12);
+  for (double t : {1.5, 2.0, 3.9}) {
+    EXPECT_NEAR(h.position(t)[1], 0.08, 1e-12) << t;
+    EXPECT_EQ(h.velocity(t)[1], 0) << t;
+  }
+  EXPECT_NEAR(h.position(4.5)[1], 0.09, 1e-12);
+  EXPECT_GT(h.velocity(4.5)[1], 0);  // back up
+  EXPECT_NEAR(h.position(5.0)[1], 0.1, 1e-12);
+  SimulatedPen pen(c);
+  pen.read(4.9);
+  EXPECT_FALSE(pen.finished());
+  pen.read(5.01);
+  EXPECT_TRUE(pen.finished());
+  EXPECT_THROW(parse_simulated_pen_config("hold=-1"), std::invalid_argument);
+}
+
 TEST(SimulatedPen, ConfigErrorsNameTheKey) {
   EXPECT_THROW(parse_simulated_pen_config("depht=1"), std::invalid_argument);
   try {

@@ -1,5 +1,5 @@
 // Unit tests of the haptic loop's parts that need no server: the model hand-over, the histogram,
-// the safety filter and the periodic timer.
+// the safety filter, the swap blend, the passivity controller and the periodic timer.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -8,7 +8,9 @@
 
 #include "client-cpp/haptics/force_safety.h"
 #include "client-cpp/haptics/histogram.h"
+#include "client-cpp/haptics/passivity_controller.h"
 #include "client-cpp/haptics/periodic_timer.h"
+#include "client-cpp/haptics/swap_blend.h"
 #include "client-cpp/haptics/triple_buffer.h"
 
 namespace softbody::client {
@@ -111,6 +113,77 @@ TEST(ForceSafety, WatchdogRampsToZeroAndDisconnectZeroesAtOnce) {
   EXPECT_EQ(f[0], 0) << "a lost connection zeroes the force without a ramp";
   f = safety.filter({2, 0, 0}, 1e-3, std::numeric_limits<double>::infinity(), true);
   EXPECT_EQ(f[0], 0) << "no model yet: no force";
+}
+
+TEST(ForceSafety, OnASlowLinkTheWatchdogWaitsTheLinksDelayLonger) {
+  SafetyLimits limits;
+  limits.watchdog_timeout_s = 0.1;
+  limits.watchdog_ramp_s = 0.05;
+  ForceSafety safety(limits);
+  EXPECT_DOUBLE_EQ(safety.watchdog_scale(0.2), 0);
+  safety.allow_link_delay(0.3);  // replies up to ~300 ms apart are the link, not a dead server
+  EXPECT_DOUBLE_EQ(safety.watchdog_timeout(), 0.4);
+  EXPECT_DOUBLE_EQ(safety.watchdog_scale(0.35), 1);
+  EXPECT_NEAR(safety.watchdog_scale(0.425), 0.5, 1e-12);
+  EXPECT_DOUBLE_EQ(safety.watchdog_scale(0.5), 0);
+  safety.allow_link_delay(-1);
+  EXPECT_DOUBLE_EQ(safety.watchdog_timeout(), 0.1);
+}
+
+TEST(SwapBlend, TheForceDoesNotJumpAndTheOffsetFadesLinearly) {
+  SwapBlend blend(0.02);
+  EXPECT_EQ(blend.advance(1e-3), (Vec3{0, 0, 0}));
+  // The old model says 1 N up, the new one 3 N up: the rendered force stays 1 N at the swap and
+  // reaches 3 N after 20 ticks, 0.1 N per tick.
+  blend.swap({0, 1, 0}, {0, 3, 0});
+  std::vector<double> rendered;
+  for (int i = 0; i < 25; ++i) rendered.push_back(3 + blend.advance(1e-3)[1]);
+  EXPECT_NEAR(rendered[0], 1.1, 1e-12);
+  EXPECT_NEAR(rendered[9], 2.0, 1e-12);
+  EXPECT_NEAR(rendered[19], 3.0, 1e-12);
+  EXPECT_EQ(rendered[24], 3.0);
+  EXPECT_NEAR(blend.largest_step(), 0.1, 1e-12);
+  // A swap in the middle of a blend adds its difference to what is left and starts over.
+  blend.swap({0, 3, 0}, {0, 2, 0});                      // offset +1 N
+  EXPECT_NEAR(2 + blend.advance(1e-3)[1], 2.95, 1e-12);  // 1/20 of it gone
+  blend.swap({0, 2, 0}, {0, 2.5, 0});                    // 0.95 - 0.5: still 2.95 N rendered
+  EXPECT_NEAR(2.5 + blend.offset()[1], 2.95, 1e-12);
+  EXPECT_NEAR(2.5 + blend.advance(1e-3)[1], 2.5 + 0.45 * 0.95, 1e-12);
+  // Blending off: the new force at once.
+  SwapBlend off(0);
+  off.swap({0, 1, 0}, {0, 3, 0});
+  EXPECT_EQ(off.advance(1e-3), (Vec3{0, 0, 0}));
+}
+
+// A spring whose force comes one tick late (a delayed model): pressing feels it weaker than
+// releasing, so a press-release cycle hands the user energy; the controller takes it back.
+TEST(PassivityController, ADelayedSpringGivesNoEnergyBackWithTheController) {
+  auto cycle = [](bool enabled) {
+    PassivityOptions o;
+    o.enabled = enabled;
+    PassivityController pc(o);
+    const double k = 500, dt = 1e-3, delay = 0.05;  // 50 ms late
+    std::vector<double> x;
+    for (int i = 0; i <= 2000; ++i) x.push_back(0.01 * std::sin(M_PI * i * dt));  // in and out
+    for (size_t i = 1; i < x.size(); ++i) {
+      const double v = (x[i] - x[i - 1]) / dt;
+      const size_t late = i >= 50 ? i - static_cast<size_t>(delay / dt) : 0;
+      const Vec3 desired{-k * x[late], 0, 0};
+      const Vec3 f = pc.filter(desired, {v, 0, 0}, dt);
+      pc.record_output(f, {v, 0, 0}, dt);
+      EXPECT_GE(pc.stored_energy(), enabled ? -1e-12 : -1e9);
+    }
+    return pc;
+  };
+  const PassivityController without = cycle(false), with = cycle(true);
+  EXPECT_GT(without.delivered_to_user(), 1e-3) << "the delayed spring is active";
+  EXPECT_LE(with.delivered_to_user(), 1e-12);
+  EXPECT_GT(with.active_ticks(), 0);
+  EXPECT_GT(with.dissipated(), 0.5 * without.delivered_to_user());
+  // Held still, no energy flows and the force is the model's, untouched.
+  PassivityController held(PassivityOptions{});
+  const Vec3 f = held.filter({0, 5, 0}, {0, 0, 0}, 1e-3);
+  EXPECT_EQ(f, (Vec3{0, 5, 0}));
 }
 
 TEST(PeriodicTimer, KeepsTheAverageRate) {
