@@ -6,6 +6,7 @@
 #include "client-cpp/cli/command_line.h"
 #include "client-cpp/cli/commands.h"
 #include "client-cpp/cli/security_flags.h"
+#include "client-cpp/net/delay_proxy.h"
 
 int main(int argc, char** argv) {
   using namespace softbody::client;
@@ -28,6 +29,11 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.01, 3600.0));
   SecurityFlags security;
   add_security_flags(app, security);
+  std::string network;
+  app.add_option("--emulate-network", network,
+                 "rtt=MS,jitter=MS,loss=FRACTION[,seed=N]: talk to the server through a local "
+                 "proxy that delays, jitters and loses like a slow link (TCP loss: resent a "
+                 "round trip later) to try haptics as a remote user gets them");
 
   bool json = false;
   auto* list_cmd = app.add_subcommand("list", "scenes and sessions");
@@ -98,8 +104,17 @@ int main(int argc, char** argv) {
     cmd->add_option("--max-force-rate", h.loop.safety.max_force_rate, "force-rate clamp [N/s]")
         ->capture_default_str();
     cmd->add_option("--watchdog", h.loop.safety.watchdog_timeout_s,
-                    "ramp the force down when no model came for this long [s]")
+                    "ramp the force down when no model came for this long beyond the link's "
+                    "round trip [s]")
         ->capture_default_str();
+    cmd->add_option("--swap-blend", h.loop.swap_blend_s,
+                    "fade a new model's force difference in over at least this long [s], at most "
+                    "100 N/s (0: jump)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 1.0));
+    cmd->add_flag("!--no-passivity", h.loop.passivity.enabled,
+                  "do not keep the rendered contact passive (the body may then return more "
+                  "energy than the hand put in)");
     cmd->add_option("--radius", h.loop.tool.radius, "tool sphere radius [m]")
         ->capture_default_str();
     cmd->add_option("--stiffness", h.loop.tool.contact_stiffness, "contact stiffness [N/m]")
@@ -158,6 +173,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "softbody-client: now talking to %s: %s\n", address.c_str(), why.c_str());
   };
   client_options.deadline = std::chrono::milliseconds(static_cast<long>(deadline_s * 1000));
+  std::unique_ptr<DelayProxy> proxy;  // lives as long as the client
+  if (!network.empty()) {
+    try {
+      const NetworkConditions conditions = parse_network_conditions(network);
+      proxy = std::make_unique<DelayProxy>(client_options.address, conditions);
+      std::fprintf(stderr, "softbody-client: %s between here and %s (through %s)\n",
+                   describe(conditions).c_str(), client_options.address.c_str(),
+                   proxy->address().c_str());
+      client_options.address = proxy->address();
+      client_options.fallback_addresses.clear();  // only the first server is behind the proxy
+      client_options.follow_host = false;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "softbody-client: --emulate-network: %s\n", e.what());
+      return 1;
+    }
+  }
   std::unique_ptr<Client> client_owner;
   try {
     client_owner = std::make_unique<Client>(client_options);

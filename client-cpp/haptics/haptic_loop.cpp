@@ -59,7 +59,7 @@ HapticLoop::HapticLoop(HapticDevice& device, HapticLoopOptions options)
       options_(options),
       streak_(std::chrono::milliseconds(static_cast<long>(1e3 * options.give_up_after_s))),
       safety_(options.safety),
-      blend_(options.swap_blend_s),
+      blend_(options.swap_blend_s, options.swap_blend_rate),
       passivity_(options.passivity),
       mode_(options.tool.mode) {}
 
@@ -178,6 +178,9 @@ v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const V
   c.set_contact_friction(t.contact_friction);
   c.set_contact_model(t.contact_model);
   c.set_friction_coefficient(t.friction_coefficient);
+  // A hand feels constraint contact through a spring it can render (virtual coupling).
+  if (t.contact_model == v1::CONTACT_MODEL_CONSTRAINT)
+    c.set_coupling_stiffness(t.contact_stiffness);
   c.set_grab_stiffness(t.grab_stiffness);
   c.set_grab_damping(t.grab_damping);
   return c;

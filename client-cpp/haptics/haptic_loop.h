@@ -35,12 +35,14 @@ struct ToolSettings {
   double radius = 0.008;   // [m]
   double half_length = 0;  // capsule [m]
   // Contact stiffness a desktop device can render stably at 1 kHz (a Geomagic Touch is rated
-  // about 1.3 kN/m); the server's default (2e4 N/m) suits scripted tools, not hands.
+  // about 1.3 kN/m); the server's default (2e4 N/m) suits scripted tools, not hands. With
+  // constraint contact it is the stiffness of the spring that couples the device to the tool the
+  // contact problem holds out of the body (ToolCommand.coupling_stiffness: virtual coupling).
   double contact_stiffness = 1000;  // [N/m]
   double contact_damping = 2;       // [N s/m]
   double contact_friction = 0;
   // Constraint contact (issue 22): non-penetration and Coulomb friction with
-  // `friction_coefficient`, solved in the server's steps; the stiffness above then does not apply.
+  // `friction_coefficient`, solved in the server's steps and re-solved each tick.
   softbody::v1::ContactModel contact_model = softbody::v1::CONTACT_MODEL_PENALTY;
   double friction_coefficient = 0;
   double grab_stiffness = 0, grab_damping = 0;
@@ -63,8 +65,9 @@ struct HapticLoopOptions {
   ThreadPlacement placement;
   SafetyLimits safety;
   // A new model's force at the tool's pose differs from the old one's: the difference fades in
-  // over this long instead of jumping (swap_blend.h; 0: jump).
+  // over this long (or slower, at most swap_blend_rate) instead of jumping (swap_blend.h; 0: jump).
   double swap_blend_s = 0.02;
+  double swap_blend_rate = 100;  // [N/s]
   // The body never returns more energy than the hand put in (passivity_controller.h).
   PassivityOptions passivity;
   Workspace workspace;

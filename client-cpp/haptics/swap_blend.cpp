@@ -8,7 +8,8 @@ namespace softbody::client {
 void SwapBlend::swap(const Vec3& before, const Vec3& after) {
   if (!(blend_s_ > 0)) return;  // blending off: the new model's force at once
   for (int k = 0; k < 3; ++k) offset_[k] += before[k] - after[k];
-  remaining_s_ = blend_s_;
+  const double size = std::hypot(offset_[0], offset_[1], offset_[2]);
+  remaining_s_ = max_rate_ > 0 ? std::max(blend_s_, size / max_rate_) : blend_s_;
 }
 
 Vec3 SwapBlend::advance(double dt) {

@@ -131,7 +131,7 @@ TEST(ForceSafety, OnASlowLinkTheWatchdogWaitsTheLinksDelayLonger) {
 }
 
 TEST(SwapBlend, TheForceDoesNotJumpAndTheOffsetFadesLinearly) {
-  SwapBlend blend(0.02);
+  SwapBlend blend(0.02, 0);
   EXPECT_EQ(blend.advance(1e-3), (Vec3{0, 0, 0}));
   // The old model says 1 N up, the new one 3 N up: the rendered force stays 1 N at the swap and
   // reaches 3 N after 20 ticks, 0.1 N per tick.
@@ -150,9 +150,21 @@ TEST(SwapBlend, TheForceDoesNotJumpAndTheOffsetFadesLinearly) {
   EXPECT_NEAR(2.5 + blend.offset()[1], 2.95, 1e-12);
   EXPECT_NEAR(2.5 + blend.advance(1e-3)[1], 2.5 + 0.45 * 0.95, 1e-12);
   // Blending off: the new force at once.
-  SwapBlend off(0);
+  SwapBlend off(0, 0);
   off.swap({0, 1, 0}, {0, 3, 0});
   EXPECT_EQ(off.advance(1e-3), (Vec3{0, 0, 0}));
+  // A large disagreement (a burst of replies skipped many steps) fades no faster than the rate:
+  // 6 N at 100 N/s takes 60 ticks of 0.1 N.
+  SwapBlend limited(0.02, 100);
+  limited.swap({0, 8, 0}, {0, 2, 0});
+  int ticks = 0;
+  while (std::hypot(limited.offset()[0], limited.offset()[1], limited.offset()[2]) > 1e-12 ||
+         ticks == 0) {
+    limited.advance(1e-3);
+    ++ticks;
+  }
+  EXPECT_EQ(ticks, 60);
+  EXPECT_NEAR(limited.largest_step(), 0.1, 1e-9);
 }
 
 // A spring whose force comes one tick late (a delayed model): pressing feels it weaker than

@@ -58,6 +58,23 @@ void flatten(const Eigen::MatrixXd& w, std::vector<double>& out) {
       out.data(), w.rows(), w.cols()) = w;
 }
 
+// A coupled obstacle (a haptic tool's proxy on a spring to its pose) yields to its contacts'
+// forces: the proxy moves by -(1/k) sum_l C_l^T lambda_l, opening contact k's gap and slip by
+// (1/k) C_k C_l^T lambda_l for every pair of its contacts.
+void add_virtual_coupling(std::span<const Obstacle> obstacles,
+                          const std::vector<ContactPoint>& points, const std::vector<Mat3>& frames,
+                          Eigen::MatrixXd& w) {
+  for (size_t k = 0; k < points.size(); ++k) {
+    const double stiffness =
+        obstacles[static_cast<size_t>(points[k].obstacle)].contact.coupling_stiffness;
+    if (!(stiffness > 0)) continue;
+    for (size_t l = 0; l < points.size(); ++l)
+      if (points[l].obstacle == points[k].obstacle)
+        w.block<3, 3>(3 * static_cast<Eigen::Index>(k), 3 * static_cast<Eigen::Index>(l)) +=
+            frames[k] * frames[l].transpose() / stiffness;
+  }
+}
+
 // Obstacle i's own contact problem: its rows of W and of the free motion, with the other
 // obstacles' forces held (their share of the motion added to the free gaps).
 codec::ToolContactModel obstacle_model(int obstacle, const Vec3& position,
@@ -214,6 +231,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
       ht = jacobian_transpose(points, n, &frames);
       w = to_position * solver.delassus(a, ht);
     }
+    add_virtual_coupling(obstacles, points, frames, w);
     flatten(w, problem.w);
     result.rebuild_ms += ms_since(clock);
     // Warm start: the last iteration's forces (the last step's at the first) in the new frames.

@@ -45,6 +45,11 @@ struct ContactParameters {
   double damping = 1e4;    // C_N [N s/m] (penalty)
   double friction = 1e7;   // C_T [N s/m^2]: tangential viscosity per unit penetration (penalty)
   double mu = 0;           // Coulomb's friction coefficient (constraint)
+  // Constraint: a haptic tool is a massless proxy held to the device's pose by a spring of this
+  // stiffness [N/m] (virtual coupling); the contact problem holds the proxy, not the device, out
+  // of the body, so the force grows by at most this much per metre the device moves and a
+  // desktop device (~1 kN/m) renders it stably. 0: rigid (the obstacle is where its pose says).
+  double coupling_stiffness = 0;
 };
 
 enum class ObstacleShape { kHalfSpace, kPlate, kSphere, kCapsule };

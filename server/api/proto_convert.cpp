@@ -183,6 +183,10 @@ std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, 
   if (!(c.friction_coefficient() >= 0 && c.friction_coefficient() <= 10))
     return "friction_coefficient: must lie in [0, 10]";
   in.contact.mu = c.friction_coefficient();
+  if (c.coupling_stiffness() != 0 &&
+      !(c.coupling_stiffness() >= 10 && c.coupling_stiffness() <= 1e7))
+    return "coupling_stiffness: must be 0 (rigid) or in [10, 1e7] N/m";
+  in.contact.coupling_stiffness = c.coupling_stiffness();
   if (c.has_grab_vertex() && (c.grab_vertex() < 0 || c.grab_vertex() >= num_vertices))
     return "grab_vertex: must be unset (nearest) or a vertex id below " +
            std::to_string(num_vertices);
