@@ -222,7 +222,7 @@ void HapticLoop::tick(double time_s, double dt) {
     if (!model_.problem.empty()) ++problem_ticks_;
     const Vec3 offset = blend_.advance(dt);
     for (int k = 0; k < 3; ++k) desired[k] += offset[k];
-    desired = passivity_.filter(desired, velocity, dt);
+    desired = passivity_.filter(desired, position, velocity, dt);
     age = time_s - model_.received_s;
     model_age_.record(age);
     if (codec::distance_from_reference(model_.model, position) > model_.model.validity_radius)
@@ -231,7 +231,7 @@ void HapticLoop::tick(double time_s, double dt) {
   safety_.allow_link_delay(link_delay_s_.load(std::memory_order_relaxed));
   if (have_model_) watchdog_timeout_.record(safety_.watchdog_timeout());
   const Vec3 force = safety_.filter(desired, dt, age, connected);
-  passivity_.record_output(force, velocity, dt);
+  passivity_.record_output(force, position, velocity, dt);
   if (have_model_ && model_.contacts > 0) ++contact_ticks_;
   largest_force_ = std::max(largest_force_, std::hypot(force[0], force[1], force[2]));
   device_.write_force(

@@ -11,28 +11,38 @@ double dot(const Vec3& a, const Vec3& b) {
 }
 }  // namespace
 
-Vec3 PassivityController::filter(const Vec3& desired, const Vec3& velocity, double dt) {
+void PassivityController::observe(const Vec3& position) {
+  if (!have_output_) return;
+  const Vec3 moved{position[0] - last_position_[0], position[1] - last_position_[1],
+                   position[2] - last_position_[2]};
+  delivered_ += dot(last_output_, moved);  // the work done on the hand, measured
+  have_output_ = false;
+}
+
+Vec3 PassivityController::filter(const Vec3& desired, const Vec3& position, const Vec3& velocity,
+                                 double dt) {
+  observe(position);
   if (!options_.enabled || !(dt > 0)) return desired;
   const double speed2 = dot(velocity, velocity);
   const double after = energy_ - dot(desired, velocity) * dt;  // E if `desired` were rendered
-  if (after >= 0 || speed2 <= 0) return desired;
+  if (after >= 0 || speed2 <= options_.min_speed * options_.min_speed) return desired;
   // Damping that brings E back to zero over this tick. At most it takes away the desired force's
-  // component along the motion (the part that does work on the hand) and adds max_force against
-  // the motion, so a spent observer (E < 0 after a capped tick) cannot fall further.
+  // component along the motion (the part that does work on the hand) and adds max_damping.
   const double along = std::max(0.0, dot(desired, velocity)) / speed2;
-  double alpha = -after / (speed2 * dt);
-  alpha = std::min(alpha, along + options_.max_force / std::sqrt(speed2));
+  const double alpha = std::min(-after / (speed2 * dt), along + options_.max_damping);
   ++active_ticks_;
   dissipated_ += alpha * speed2 * dt;
   return {desired[0] - alpha * velocity[0], desired[1] - alpha * velocity[1],
           desired[2] - alpha * velocity[2]};
 }
 
-void PassivityController::record_output(const Vec3& output, const Vec3& velocity, double dt) {
-  if (!(dt > 0)) return;
-  const double power = dot(output, velocity);  // into the hand
-  delivered_ += power * dt;
-  energy_ -= power * dt;
+void PassivityController::record_output(const Vec3& output, const Vec3& position,
+                                        const Vec3& velocity, double dt) {
+  observe(position);  // (nothing when filter() already did at this position)
+  if (dt > 0) energy_ -= dot(output, velocity) * dt;  // the observer: as the controller predicted
+  last_output_ = output;
+  last_position_ = position;
+  have_output_ = true;
 }
 
 }  // namespace softbody::client
