@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Haptics across slow links (issue 22): the simulated pen presses the cantilever (gravity off) for
+# 1 s, holds 3 s and releases in 1 s with constraint contact (1 kN/m virtual coupling), straight
+# to the server and through softbody-client --emulate-network at several round trips with
+# +-30 ms jitter (+-RTT below 30 ms), with and without 2 % TCP loss. Per run: the loop's rate,
+# measured round trips, model swap disagreements and the largest rendered swap step, the held
+# force against the direct run's, and the energy the pen gained over the cycle (sum F . dx from
+# the device recording). Writes bench/results/slow-link.json and prints a Markdown table.
+# Usage: bench/run_slow_link.sh   (needs build/release; ~2 minutes)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p bench/results
+exec bench/with_server.sh --workers 1 -- bash -c '
+set -euo pipefail
+cli="build/release/client-cpp/softbody-client --server $SOFTBODY_SERVER_ADDR"
+id=$($cli create --scene cantilever --set "gravity=[0,0,0]")
+pen="sim:start=0.1,0.053,0.02;direction=0,-1,0;depth=0.013;period=2;hold=3;cycles=1"
+out=bench/results/slow-link.json
+echo "[" > $out.tmp
+first=1
+for rtt in 0 20 50 100 150 300; do
+  for loss in 0 0.02; do
+    [ "$rtt" = 0 ] && [ "$loss" != 0 ] && continue
+    jitter=$(( rtt < 30 ? rtt : 30 ))
+    net=""
+    [ "$rtt" != 0 ] && net="--emulate-network rtt=$rtt,jitter=$jitter,loss=$loss"
+    for passivity in on off; do
+      flag=""; [ $passivity = off ] && flag=--no-passivity
+      $cli control $id reset > /dev/null
+      $cli $net record $id --output /tmp/slow-link.csv --cpu -2 --contact constraint \
+        --device "$pen" --json $flag 2>/dev/null > /tmp/slow-link.json
+      python3 bench/slow_link_summary.py /tmp/slow-link.json /tmp/slow-link.csv $rtt $jitter $loss $passivity > /tmp/slow-link-row.json
+      [ $first = 1 ] || echo "," >> $out.tmp
+      first=0
+      cat /tmp/slow-link-row.json >> $out.tmp
+    done
+  done
+done
+echo "]" >> $out.tmp
+mv $out.tmp $out
+python3 bench/slow_link_summary.py --table $out
+'
