@@ -109,7 +109,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmd->add_option("--swap-blend", h.loop.swap_blend_s,
                     "fade a new model's force difference in over at least this long [s], at most "
-                    "100 N/s (0: jump)")
+                    "0.1 N per tick (0: jump)")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 1.0));
     cmd->add_flag("!--no-passivity", h.loop.passivity.enabled,

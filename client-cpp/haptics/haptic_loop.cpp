@@ -59,7 +59,7 @@ HapticLoop::HapticLoop(HapticDevice& device, HapticLoopOptions options)
       options_(options),
       streak_(std::chrono::milliseconds(static_cast<long>(1e3 * options.give_up_after_s))),
       safety_(options.safety),
-      blend_(options.swap_blend_s, options.swap_blend_rate),
+      blend_(options.swap_blend_s, options.swap_blend_step),
       passivity_(options.passivity),
       mode_(options.tool.mode) {}
 
@@ -231,7 +231,7 @@ void HapticLoop::tick(double time_s, double dt) {
   safety_.allow_link_delay(link_delay_s_.load(std::memory_order_relaxed));
   if (have_model_) watchdog_timeout_.record(safety_.watchdog_timeout());
   const Vec3 force = safety_.filter(desired, dt, age, connected);
-  passivity_.record_output(force, position, velocity, dt);
+  passivity_.record_output(force, position);
   if (have_model_ && model_.contacts > 0) ++contact_ticks_;
   largest_force_ = std::max(largest_force_, std::hypot(force[0], force[1], force[2]));
   device_.write_force(
@@ -364,6 +364,7 @@ nlohmann::json HapticLoop::report() const {
       {"energy_to_user_j", passivity_.delivered_to_user()},
       {"passivity_dissipated_j", passivity_.dissipated()},
       {"passivity_active_ticks", passivity_.active_ticks()},
+      {"passivity_observed_energy_j", passivity_.stored_energy()},
       {"watchdog_timeout_ms", watchdog_timeout_.summary(1e3)},
       {"commands_sent", commands_sent_},
       {"commands_coalesced", commands_coalesced_},

@@ -65,9 +65,10 @@ struct HapticLoopOptions {
   ThreadPlacement placement;
   SafetyLimits safety;
   // A new model's force at the tool's pose differs from the old one's: the difference fades in
-  // over this long (or slower, at most swap_blend_rate) instead of jumping (swap_blend.h; 0: jump).
+  // over this long, by at most swap_blend_step per tick, instead of jumping (swap_blend.h; 0:
+  // jump).
   double swap_blend_s = 0.02;
-  double swap_blend_rate = 100;  // [N/s]
+  double swap_blend_step = 0.1;  // [N]
   // The body never returns more energy than the hand put in (passivity_controller.h).
   PassivityOptions passivity;
   Workspace workspace;

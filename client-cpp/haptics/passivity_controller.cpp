@@ -15,7 +15,9 @@ void PassivityController::observe(const Vec3& position) {
   if (!have_output_) return;
   const Vec3 moved{position[0] - last_position_[0], position[1] - last_position_[1],
                    position[2] - last_position_[2]};
-  delivered_ += dot(last_output_, moved);  // the work done on the hand, measured
+  const double work = dot(last_output_, moved);  // done on the hand over the last tick
+  delivered_ += work;
+  energy_ -= work;
   have_output_ = false;
 }
 
@@ -26,20 +28,15 @@ Vec3 PassivityController::filter(const Vec3& desired, const Vec3& position, cons
   const double speed2 = dot(velocity, velocity);
   const double after = energy_ - dot(desired, velocity) * dt;  // E if `desired` were rendered
   if (after >= 0 || speed2 <= options_.min_speed * options_.min_speed) return desired;
-  // Damping that brings E back to zero over this tick. At most it takes away the desired force's
-  // component along the motion (the part that does work on the hand) and adds max_damping.
-  const double along = std::max(0.0, dot(desired, velocity)) / speed2;
-  const double alpha = std::min(-after / (speed2 * dt), along + options_.max_damping);
+  const double alpha = std::min(-after / (speed2 * dt), options_.max_damping);
   ++active_ticks_;
   dissipated_ += alpha * speed2 * dt;
   return {desired[0] - alpha * velocity[0], desired[1] - alpha * velocity[1],
           desired[2] - alpha * velocity[2]};
 }
 
-void PassivityController::record_output(const Vec3& output, const Vec3& position,
-                                        const Vec3& velocity, double dt) {
+void PassivityController::record_output(const Vec3& output, const Vec3& position) {
   observe(position);  // (nothing when filter() already did at this position)
-  if (dt > 0) energy_ -= dot(output, velocity) * dt;  // the observer: as the controller predicted
   last_output_ = output;
   last_position_ = position;
   have_output_ = true;

@@ -4,19 +4,16 @@
 // user never put in (pressing feels weaker than releasing), which a user feels as a push that
 // grows into oscillation.
 //
-// Observer: E(n) = -sum_k F_k . v_k dt_k, the energy the hand has put into the environment
-// (F_k: the force written at tick k, v_k the tool's velocity; Hannaford & Ryu's form). An
-// observer of measured displacements, F_k . (x_{k+1} - x_k), differs from it by the motion's
-// change within a tick; the controller then chases that difference and makes a light handle
-// chatter (measured: +-20 mm/s holding a press), so it is only reported (delivered_to_user).
-// Controller: when the coming tick would make E negative, a damping force -alpha v with
-// alpha = -E / (|v|^2 dt) dissipates exactly the excess. When E >= 0 before the tick, that never
-// needs more than removing the force's component along the motion; a debt (the safety filter
-// changed the force) is paid back by at most `max_damping` beyond that: a stiffer
-// damper, switched on and off at 1 kHz against a light device handle (0.1 kg), kicks it (a
-// discrete damper is stable only below m/dt) and makes the energy it meant to take.
-// Without motion no energy flows and nothing is added, so a held press feels exactly the model's
-// force.
+// Observer: E(n) = -sum_k F_k . (x_{k+1} - x_k), the energy the hand has put into the
+// environment, measured (F_k: the force written at tick k and held until the next; x: the tool's
+// position). Hannaford & Ryu's F_k . v_k dt misses the motion's change within a tick, which
+// against a light handle (0.1 kg) pushed by newtons is millijoules per press: as much as the
+// delay injects. Controller: when the coming tick would make E negative (its motion predicted as
+// v dt), a damping force -alpha v, alpha = -E / (|v|^2 dt) but at most `max_damping`, takes the
+// excess out; a debt it cannot pay at once is paid while the hand moves. A stronger or switching
+// controller (cancelling the force along the motion outright) makes a light handle chatter
+// (measured: +-20 mm/s holding a press), and a discrete damper is stable only below 2 m / dt.
+// Below `min_speed`, and without motion, it adds nothing: a held press feels the model's force.
 #pragma once
 
 #include "client-cpp/devices/haptic_device.h"
@@ -25,11 +22,8 @@ namespace softbody::client {
 
 struct PassivityOptions {
   bool enabled = true;
-  double max_damping = 20;  // [N s/m] beyond cancelling the force along the motion
-  // Below this speed it does nothing: removing the force's component along a tremor's velocity
-  // makes the handle chatter (measured: +-6 mm/s at 1 kHz holding a press), and a still hand
-  // exchanges no energy worth taking.
-  double min_speed = 0.005;  // [m/s]
+  double max_damping = 50;   // [N s/m]
+  double min_speed = 0.005;  // [m/s] below it, nothing (a tremor is not worth damping)
 };
 
 class PassivityController {
@@ -40,7 +34,7 @@ class PassivityController {
   // for the coming `dt`. Books the energy that flowed since the last output first.
   Vec3 filter(const Vec3& desired, const Vec3& position, const Vec3& velocity, double dt);
   // The force actually written this tick (after the safety filter), at `position`.
-  void record_output(const Vec3& output, const Vec3& position, const Vec3& velocity, double dt);
+  void record_output(const Vec3& output, const Vec3& position);
 
   double stored_energy() const { return energy_; }         // E(n) [J]
   double dissipated() const { return dissipated_; }        // by its damping so far [J]

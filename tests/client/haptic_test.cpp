@@ -256,7 +256,7 @@ LinkRun press_through(const TestServer& server, const std::string& session,
 // Issue 22's slow link: 150 ms round trip +- 30 ms with 2 % TCP loss (each loss a round trip
 // late, holding back what follows). The loop never waits for the link; held still, the hand
 // feels the zero-delay force; a model swap never changes the rendered force by more than 0.2 N
-// in a tick; and without loss a press-release cycle hands the user no energy.
+// in a tick; and a press-release cycle hands the user no energy.
 TEST(HapticLoop, OverASlowLinkAHeldPressFeelsTheSameAndSwapsDoNotClick) {
   TestServer server;
   Client client(options_for(server));
@@ -286,8 +286,14 @@ TEST(HapticLoop, OverASlowLinkAHeldPressFeelsTheSameAndSwapsDoNotClick) {
   // The swaps on the lossy link disagree by far more than 0.2 N: the blend is what keeps them
   // from being felt.
   EXPECT_GT(slow.report["model_swap_force_jump_n"]["max"].get<double>(), 0.2);
-  EXPECT_LE(direct.delivered, 0) << "absorbed " << direct.absorbed;
-  EXPECT_LE(no_loss.delivered, 0) << "absorbed " << no_loss.absorbed;
+  // Passive: over the press-release cycle the pen gains no energy (the passivity controller's
+  // observer is the recording's own sum; 10 uJ covers its last tick's prediction and the CSV's
+  // rounding, against ~3 mJ the hand puts in). Without the controller the lossy link hands the
+  // pen ~+3.7 mJ (bench/RESULTS.md).
+  for (const LinkRun* run : {&direct, &slow, &no_loss}) {
+    EXPECT_LE(run->delivered, 1e-5) << "absorbed " << run->absorbed;
+    EXPECT_GT(run->absorbed, 1e-3);
+  }
 }
 
 }  // namespace
