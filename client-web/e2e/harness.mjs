@@ -139,3 +139,38 @@ export function codecFixture(frameCount = 40, errorBound = 1e-4) {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+// A TCP proxy on loopback that holds every chunk for half `roundTripMs` in each direction (in
+// order: equal delays fire in order), to put a slow link between a browser and the server.
+// The native side has client-cpp/net/delay_proxy.h with jitter and loss; a fixed delay is all the
+// browser tests need.
+export async function startDelayProxy(targetPort, roundTripMs) {
+  const net = await import("node:net");
+  const sockets = new Set();
+  const delay = roundTripMs / 2;
+  const pipe = (from, to) => {
+    from.on("data", (chunk) => setTimeout(() => to.destroyed || to.write(chunk), delay));
+    from.on("end", () => setTimeout(() => to.destroyed || to.end(), delay));
+    from.on("error", () => to.destroy());
+    from.on("close", () => setTimeout(() => to.destroy(), delay));
+  };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(targetPort, "127.0.0.1");
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
+    sockets.add(client).add(upstream);
+    pipe(client, upstream);
+    pipe(upstream, client);
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  const port = server.address().port;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/`,
+    close: () =>
+      new Promise((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(r);
+      }),
+  };
+}

@@ -10,6 +10,7 @@ import type { StateFrame } from "./gen/softbody/v1/state_pb";
 import type { ForceReply } from "./gen/softbody/v1/interact_pb";
 import { FramePipeline } from "./codec/frame_pipeline";
 import { ToolContactSolver } from "./codec/tool_contact";
+import { couplingForce } from "./tools/coupling_force";
 import { FrameClock } from "./codec/frame_clock";
 import { GatewayClient, GatewayError, type ConnectionState } from "./net/gateway_client";
 import { BodyView, type ColorMode } from "./render/view";
@@ -59,6 +60,14 @@ export interface AppProbe {
   lastForce: number;
   // |force| of a constraint poke re-solved in the page for the sphere's position this frame [N]
   localForce: number;
+  // |force| drawn this frame: a grab's from the last reply's coupling model at the cursor [N]
+  drawnForce: number;
+  // Where the tool is drawn this frame (canvas pixels; null: not drawn), and how many frames
+  // after the pointer's last move it was first drawn there (1: in the very next frame).
+  toolOnScreen: { x: number; y: number } | null;
+  toolDrawLagFrames: number;
+  // Client time [s] of the newest reply's command: the pose the server has answered so far.
+  answeredClientTimeS: number;
   roundTripMs: number;
   maxDisplacement: number;  // largest |x - rest| on screen [m]
   bodyOnScreen: { x: number; y: number } | null;  // a canvas point on the body
@@ -90,6 +99,10 @@ export class App {
     server: "",
     lastForce: 0,
     localForce: 0,
+    drawnForce: 0,
+    toolOnScreen: null,
+    toolDrawLagFrames: 0,
+    answeredClientTimeS: 0,
     roundTripMs: NaN,
     maxDisplacement: 0,
     bodyOnScreen: null,
@@ -272,6 +285,7 @@ export class App {
       return;
     }
     this.lastForce = reply;
+    this.probe.answeredClientTimeS = reply.clientTimeS;
     if (reply.contactProblem) this.contactSolver?.load(reply.contactProblem);
     const f = reply.force;
     this.probe.lastForce = f ? Math.hypot(f.x, f.y, f.z) : 0;
@@ -295,8 +309,14 @@ export class App {
       const f = this.contactSolver.force(poke.x, poke.y, poke.z);
       this.probe.localForce = Math.hypot(f.x, f.y, f.z);
     }
-    const force = this.tools.grabbing ? (this.lastForce?.force ?? null) : null;
-    this.tools.updateVisuals(force ? { x: force.x, y: force.y, z: force.z } : null);
+    // A grab's force where the cursor is now, from the last reply's coupling model: the arrow
+    // follows the hand in this frame however late the server's answer comes.
+    const model = this.tools.grabbing ? this.lastForce?.model : undefined;
+    const force = model ? couplingForce(model, this.tools.toolPosition) : null;
+    this.probe.drawnForce = force ? Math.hypot(force.x, force.y, force.z) : 0;
+    this.tools.updateVisuals(force);
+    this.probe.toolOnScreen = this.tools.drawnOnScreen;
+    this.probe.toolDrawLagFrames = this.tools.drawLagFrames;
     this.view.render();
     this.hud.rendered(now);
     this.hud.draw(now);

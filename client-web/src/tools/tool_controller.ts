@@ -52,6 +52,12 @@ export class ToolController {
   private pokeDepth = 0.3;
   private wasActive = false;
   private sequence = 0n;
+  // The pointer's moves counted, and the frames drawn since the last one (for the probe).
+  private moves = 0;
+  private drawnMove = 0;
+  private framesSinceMove = 0;
+  private drawLag = 0;
+  private screenPosition: { x: number; y: number } | null = null;
 
   constructor(
     private readonly view: BodyView,
@@ -88,6 +94,21 @@ export class ToolController {
       RIGHT: kind === "orbit" ? MOUSE.PAN : MOUSE.ROTATE,
     } as typeof controls.mouseButtons;
     controls.enableZoom = kind !== "poke";  // the wheel sets the poke depth
+  }
+
+  // Where the tool is (world), as of the last command() this frame.
+  get toolPosition(): { x: number; y: number; z: number } {
+    return { x: this.target.x, y: this.target.y, z: this.target.z };
+  }
+
+  // Canvas pixels where the tool was drawn this frame (null: not drawn).
+  get drawnOnScreen(): { x: number; y: number } | null {
+    return this.screenPosition;
+  }
+
+  // Frames after the pointer's last move until the tool was drawn where it pointed.
+  get drawLagFrames(): number {
+    return this.drawLag;
   }
 
   get grabbing(): boolean {
@@ -133,6 +154,8 @@ export class ToolController {
     const { grabArrow, pokeSphere } = this.view;
     grabArrow.visible = false;
     pokeSphere.visible = false;
+    this.screenPosition = null;
+    ++this.framesSinceMove;
     if (this.kind === "grab" && this.grabbed) {
       const from = this.view.vertexPosition(this.grabbed.meshVertex);
       const pull = this.target.clone().sub(from);
@@ -144,11 +167,23 @@ export class ToolController {
         const length = Math.min(1.5 * this.bodySize, Math.max(pull.length(), 0.1 * this.bodySize * magnitude));
         grabArrow.setLength(length, 0.15 * Math.min(length, this.bodySize), 0.08 * Math.min(length, this.bodySize));
         grabArrow.visible = true;
+        this.drawnAt(this.target);
       }
     } else if (this.kind === "poke" && this.pointerInside) {
       pokeSphere.position.copy(this.target);
       pokeSphere.scale.setScalar(this.pokeRadius);
       pokeSphere.visible = true;
+      this.drawnAt(this.target);
+    }
+  }
+
+  private drawnAt(world: THREE.Vector3): void {
+    const ndc = world.clone().project(this.view.camera);
+    const canvas = this.view.canvas;
+    this.screenPosition = { x: ((ndc.x + 1) / 2) * canvas.clientWidth, y: ((1 - ndc.y) / 2) * canvas.clientHeight };
+    if (this.drawnMove !== this.moves) {
+      this.drawnMove = this.moves;
+      this.drawLag = this.framesSinceMove;
     }
   }
 
@@ -179,6 +214,8 @@ export class ToolController {
   private onMove(e: PointerEvent): void {
     this.pointerInside = true;
     this.setPointer(e);
+    ++this.moves;
+    this.framesSinceMove = 0;
   }
 
   private onDown(e: PointerEvent): void {
