@@ -68,6 +68,16 @@ export interface AppProbe {
   toolDrawLagFrames: number;
   // Client time [s] of the newest reply's command: the pose the server has answered so far.
   answeredClientTimeS: number;
+  // The forces drawn and answered in the last frame before the pointer's latest move and in the
+  // first frame after it (no command sent after the move can have been answered by then).
+  aroundMove: {
+    moveTimeS: number;
+    drawnBefore: number;
+    answeredBefore: number;
+    drawnAfter: number;
+    answeredAfter: number;
+    answeredClientTimeS: number;
+  } | null;
   roundTripMs: number;
   maxDisplacement: number;  // largest |x - rest| on screen [m]
   bodyOnScreen: { x: number; y: number } | null;  // a canvas point on the body
@@ -82,6 +92,8 @@ export class App {
   private readonly subscription = new SubscriptionFilter();
   private pipeline!: FramePipeline;
   private contactSolver: ToolContactSolver | null = null;
+  private movesSeen = 0;
+  private previousFrame = { drawn: 0, answered: 0 };
   private sessionId = "";
   private info: SessionInfo | null = null;
   private readonly settings: SettingsPanel;
@@ -103,6 +115,7 @@ export class App {
     toolOnScreen: null,
     toolDrawLagFrames: 0,
     answeredClientTimeS: 0,
+    aroundMove: null,
     roundTripMs: NaN,
     maxDisplacement: 0,
     bodyOnScreen: null,
@@ -317,6 +330,18 @@ export class App {
     this.tools.updateVisuals(force);
     this.probe.toolOnScreen = this.tools.drawnOnScreen;
     this.probe.toolDrawLagFrames = this.tools.drawLagFrames;
+    if (this.tools.moveCount !== this.movesSeen) {
+      this.movesSeen = this.tools.moveCount;
+      this.probe.aroundMove = {
+        moveTimeS: this.tools.lastMoveTimeS,
+        drawnBefore: this.previousFrame.drawn,
+        answeredBefore: this.previousFrame.answered,
+        drawnAfter: this.probe.drawnForce,
+        answeredAfter: this.probe.lastForce,
+        answeredClientTimeS: this.probe.answeredClientTimeS,
+      };
+    }
+    this.previousFrame = { drawn: this.probe.drawnForce, answered: this.probe.lastForce };
     this.view.render();
     this.hud.rendered(now);
     this.hud.draw(now);

@@ -58,6 +58,7 @@ export class ToolController {
   private framesSinceMove = 0;
   private drawLag = 0;
   private screenPosition: { x: number; y: number } | null = null;
+  private lastMoveS = 0;
 
   constructor(
     private readonly view: BodyView,
@@ -216,6 +217,15 @@ export class ToolController {
     this.setPointer(e);
     ++this.moves;
     this.framesSinceMove = 0;
+    this.lastMoveS = e.timeStamp / 1000;
+  }
+
+  // The pointer's moves so far, and when the last one happened (performance.now() clock) [s].
+  get moveCount(): number {
+    return this.moves;
+  }
+  get lastMoveTimeS(): number {
+    return this.lastMoveS;
   }
 
   private onDown(e: PointerEvent): void {
