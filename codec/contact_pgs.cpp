@@ -147,6 +147,113 @@ bool solve_dense(std::vector<double>& a, std::vector<double>& b, std::size_t n) 
   return true;
 }
 
+// Alart & Curnier's function (Comput. Methods Appl. Mech. Eng. 1991), the laws as equations
+// Phi(lambda) = 0, with each contact's normal and tangential rows scaled by the inverse of its
+// block's diagonal (as the PGS steps are): sigma_n = lambda_n - rho_n u_n, tau = lambda_t - rho_t
+// u_t (u = W lambda + delta_free), Phi_n = lambda_n - max(0, sigma_n), Phi_t = lambda_t -
+// proj_disk(mu max(0, sigma_n)) tau. When `jacobian` is given it gets a generalized Jacobian
+// (3m x 3m, row-major) of Phi.
+void alart_curnier(const ContactProblem& p, const std::vector<double>& lambda,
+                   std::vector<double>& phi, std::vector<double>* jacobian) {
+  const size_t m = static_cast<size_t>(p.contacts), n = 3 * m;
+  const std::vector<double> u = contact_motion(p, lambda);
+  phi.assign(n, 0.0);
+  if (jacobian) jacobian->assign(n * n, 0.0);
+  for (size_t k = 0; k < m; ++k) {
+    const size_t in = 3 * k, i1 = in + 1, i2 = in + 2;
+    const double rho_n = 1 / entry(p, in, in), rho_t = 1 / tangential_stiffness(p, k);
+    const double sigma = lambda[in] - rho_n * u[in];
+    const double tx = lambda[i1] - rho_t * u[i1], ty = lambda[i2] - rho_t * u[i2];
+    const double r = p.mu[k] * std::max(0.0, sigma), t = std::hypot(tx, ty);
+    const bool pressed = sigma > 0, sticking = t <= r;
+    phi[in] = lambda[in] - std::max(0.0, sigma);
+    const double scale = sticking ? 1.0 : (t > 0 ? r / t : 0.0);
+    phi[i1] = lambda[i1] - scale * tx;
+    phi[i2] = lambda[i2] - scale * ty;
+    if (!jacobian) continue;
+    auto row = [&](size_t i) { return &(*jacobian)[i * n]; };
+    const double* w_n = &p.w[in * n];
+    const double* w_1 = &p.w[i1 * n];
+    const double* w_2 = &p.w[i2 * n];
+    // Normal: rho_n W_n when pressed, else the identity row.
+    if (pressed)
+      for (size_t c = 0; c < n; ++c) row(in)[c] = rho_n * w_n[c];
+    else
+      row(in)[in] = 1;
+    if (sticking) {  // dPhi_t = rho_t W_t
+      for (size_t c = 0; c < n; ++c) {
+        row(i1)[c] = rho_t * w_1[c];
+        row(i2)[c] = rho_t * w_2[c];
+      }
+      continue;
+    }
+    // Slipping: dPhi_t = E_t - (r/t)(I - h h^T) dtau - h dr, dtau = E_t - rho_t W_t,
+    // dr = mu (e_n - rho_n W_n) when pressed.
+    const double hx = t > 0 ? tx / t : 0, hy = t > 0 ? ty / t : 0;
+    const double a11 = scale * (1 - hx * hx), a12 = -scale * hx * hy, a22 = scale * (1 - hy * hy);
+    for (size_t c = 0; c < n; ++c) {
+      const double d1 = (c == i1 ? 1.0 : 0.0) - rho_t * w_1[c];
+      const double d2 = (c == i2 ? 1.0 : 0.0) - rho_t * w_2[c];
+      const double dr = pressed ? p.mu[k] * ((c == in ? 1.0 : 0.0) - rho_n * w_n[c]) : 0.0;
+      row(i1)[c] = (c == i1 ? 1.0 : 0.0) - (a11 * d1 + a12 * d2) - hx * dr;
+      row(i2)[c] = (c == i2 ? 1.0 : 0.0) - (a12 * d1 + a22 * d2) - hy * dr;
+    }
+  }
+}
+
+double squared_norm(const std::vector<double>& v) {
+  double sum = 0;
+  for (double x : v) sum += x * x;
+  return sum;
+}
+
+// Generalized Newton on Alart & Curnier's function with a backtracking line search on |Phi|^2,
+// from `lambda`; keeps the iterate (projected onto the cones) with the least natural residual
+// in `best` / `best_residual`. Quadratic near the answer where the active-set method cycles
+// between classifications of contacts at the cone's edge.
+void alart_curnier_newton(const ContactProblem& p, std::vector<double> lambda, int max_iterations,
+                          double tolerance, std::vector<double>& best, double& best_residual,
+                          int& iterations) {
+  const size_t n = 3 * static_cast<size_t>(p.contacts);
+  std::vector<double> phi, jacobian, trial_phi;
+  alart_curnier(p, lambda, phi, &jacobian);
+  double merit = squared_norm(phi);
+  for (int it = 0; it < max_iterations && best_residual > tolerance; ++it) {
+    ++iterations;
+    std::vector<double> step = phi;
+    for (double& x : step) x = -x;
+    const std::vector<double> jacobian_kept = jacobian, step_kept = step;
+    if (!solve_dense(jacobian, step, n)) {
+      jacobian = jacobian_kept;
+      step = step_kept;
+      for (size_t i = 0; i < n; ++i) jacobian[i * n + i] += 1e-8;  // dependent rows (see above)
+      if (!solve_dense(jacobian, step, n)) return;
+    }
+    double alpha = 1;
+    std::vector<double> trial(n);
+    bool accepted = false;
+    for (int halvings = 0; halvings < 12; ++halvings, alpha *= 0.5) {
+      for (size_t i = 0; i < n; ++i) trial[i] = lambda[i] + alpha * step[i];
+      alart_curnier(p, trial, trial_phi, nullptr);
+      if (squared_norm(trial_phi) <= (1 - 1e-4 * alpha) * merit) {
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) return;  // no descent: the other stages take over
+    lambda = trial;
+    alart_curnier(p, lambda, phi, &jacobian);
+    merit = squared_norm(phi);
+    std::vector<double> projected = lambda;
+    project_onto_cones(p, projected);
+    const double residual = contact_residual(p, projected);
+    if (residual < best_residual) {
+      best_residual = residual;
+      best = projected;
+    }
+  }
+}
+
 }  // namespace
 
 PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, const PgsOptions& pgs,
@@ -198,7 +305,18 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
           }
         }
       }
-      if (!solve_dense(a, b, unknowns)) break;
+      // More contacts than a face has vertices make rows of W dependent (their points are
+      // combinations of the same vertices): then a compliance of 1e-8 of the largest diagonal
+      // on each row picks one of the equivalent force distributions instead of failing.
+      const std::vector<double> a_kept = a, b_kept = b;
+      if (!solve_dense(a, b, unknowns)) {
+        a = a_kept;
+        b = b_kept;
+        double largest = 0;
+        for (std::size_t e = 0; e < unknowns; ++e) largest = std::max(largest, a[e * unknowns + e]);
+        for (std::size_t e = 0; e < unknowns; ++e) a[e * unknowns + e] += 1e-8 * largest;
+        if (!solve_dense(a, b, unknowns)) break;
+      }
       for (std::size_t k = 0; k < m; ++k) {
         const std::size_t j = first[k];
         if (state[k] == ContactState::kStick) {
@@ -258,9 +376,30 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
       break;
     }
   }
-  // The PGS polish projects onto the cone and settles what the classification left.
+  // Where the classification left the laws unmet, first Newton on Alart & Curnier's equations
+  // from its best iterate; the PGS polish then projects onto the cone and settles the rest.
+  if (!best.empty() && best_residual > pgs.tolerance && active_set.alart_curnier_iterations > 0)
+    alart_curnier_newton(p, best, active_set.alart_curnier_iterations, pgs.tolerance, best,
+                         best_residual, iterations);
   if (!best.empty()) lambda = best;
   PgsReport report = solve_contact_pgs(p, lambda, pgs);
+  // Still unmet (the classification cycles between contacts at the cone's edge; PGS crawls on an
+  // ill-conditioned W): Newton again from the polished iterate, often near enough for its
+  // quadratic convergence where the classification's was not, then the polish again.
+  if (!report.converged && active_set.alart_curnier_iterations > 0) {
+    std::vector<double> newton_best = lambda;
+    double newton_residual = report.residual;
+    int newton_iterations = 0;
+    alart_curnier_newton(p, lambda, active_set.alart_curnier_iterations, pgs.tolerance, newton_best,
+                         newton_residual, newton_iterations);
+    iterations += newton_iterations;
+    if (newton_residual < report.residual) {
+      lambda = newton_best;
+      const int polished = report.iterations;
+      report = solve_contact_pgs(p, lambda, pgs);
+      report.iterations += polished;
+    }
+  }
   report.iterations += iterations;
   return report;
 }

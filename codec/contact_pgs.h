@@ -53,6 +53,10 @@ PgsReport solve_contact_pgs(const ContactProblem& problem, std::vector<double>& 
 // every contact: W is ill-conditioned). Stops early when the classification repeats.
 struct ActiveSetOptions {
   int max_iterations = 25;
+  // Then, when the classification left the laws unmet (it may cycle between classifications of
+  // contacts at the cone's edge), at most this many generalized Newton iterations on Alart &
+  // Curnier's equations from its best iterate (0: none).
+  int alart_curnier_iterations = 20;
 };
 PgsReport solve_contact(const ContactProblem& problem, std::vector<double>& lambda,
                         const PgsOptions& pgs = {}, const ActiveSetOptions& active_set = {});

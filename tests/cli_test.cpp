@@ -155,9 +155,12 @@ TEST(SimRun, TheGraspSceneLiftsTheCubeWithoutSlip) {
   for (const nlohmann::json& j : lines) {
     EXPECT_FALSE(j["failed"].get<bool>());
     penetration.push_back(j["max_penetration"].get<double>());
+    // While the jaws squeeze (140-150 contacts, dependent rows in W) a few solves stop short of
+    // their tolerance (5e-8 m), by at most 15 um measured (0.54 mm before the singular active
+    // sets were regularized and Alart-Curnier's Newton added).
+    EXPECT_LT(j["pgs_residual"].get<double>(), 1e-4) << "step " << j["step"];
+    EXPECT_LT(j["max_penetration"].get<double>(), 1e-4) << "step " << j["step"];
   }
-  // Most steps' contact solves converge to their tolerance (5e-8 m); while the jaws squeeze, some
-  // stop short (issue 22's notes), so the median is what is asserted.
   std::nth_element(penetration.begin(), penetration.begin() + 60, penetration.end());
   EXPECT_LT(penetration[60], 1e-6);
   const nlohmann::json& lifted = lines[105];  // t = 1.06 s, the jaws held at +3 cm since 1.0 s
