@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstddef>
 #include <limits>
+#include <utility>
 
 namespace softbody::codec {
 namespace {
@@ -201,6 +202,18 @@ void alart_curnier(const ContactProblem& p, const std::vector<double>& lambda,
   }
 }
 
+// `lambda` projected onto the cones replaces `best` when its natural residual is smaller.
+void keep_if_nearer(const ContactProblem& p, const std::vector<double>& lambda,
+                    std::vector<double>& best, double& best_residual) {
+  std::vector<double> projected = lambda;
+  project_onto_cones(p, projected);
+  const double residual = contact_residual(p, projected);
+  if (residual < best_residual) {
+    best_residual = residual;
+    best = std::move(projected);
+  }
+}
+
 double squared_norm(const std::vector<double>& v) {
   double sum = 0;
   for (double x : v) sum += x * x;
@@ -244,13 +257,7 @@ void alart_curnier_newton(const ContactProblem& p, std::vector<double> lambda, i
     lambda = trial;
     alart_curnier(p, lambda, phi, &jacobian);
     merit = squared_norm(phi);
-    std::vector<double> projected = lambda;
-    project_onto_cones(p, projected);
-    const double residual = contact_residual(p, projected);
-    if (residual < best_residual) {
-      best_residual = residual;
-      best = projected;
-    }
+    keep_if_nearer(p, lambda, best, best_residual);
   }
 }
 
@@ -333,15 +340,7 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
     // The classification may cycle (contacts at the cone's edge flipping as their neighbours
     // change): the iterate nearest to the laws (natural residual, after projecting onto the cone)
     // is the one the polish starts from.
-    {
-      std::vector<double> projected = lambda;
-      project_onto_cones(p, projected);
-      const double residual = contact_residual(p, projected);
-      if (residual < best_residual) {
-        best_residual = residual;
-        best = projected;
-      }
-    }
+    keep_if_nearer(p, lambda, best, best_residual);
     // Re-classify.
     bool changed = false;
     for (std::size_t k = 0; k < m; ++k) {
