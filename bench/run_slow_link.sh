@@ -5,17 +5,19 @@
 # +-30 ms jitter (+-RTT below 30 ms), with and without 2 % TCP loss. Per run: the loop's rate,
 # measured round trips, model swap disagreements and the largest rendered swap step, the held
 # force against the direct run's, and the energy the pen gained over the cycle (sum F . dx from
-# the device recording). Writes bench/results/slow-link.json and prints a Markdown table.
-# Usage: bench/run_slow_link.sh   (needs build/release; ~2 minutes)
+# the device recording). Writes slow-link.json to $RESULTS_DIR (default build/bench-results;
+# RESULTS_DIR=bench/results replaces the recorded one) and prints a Markdown table.
+# Usage: bench/run_slow_link.sh   (needs build/release; ~3 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mkdir -p bench/results
+export RESULTS_DIR=${RESULTS_DIR:-build/bench-results}
+mkdir -p "$RESULTS_DIR"
 exec bench/with_server.sh --workers 1 -- bash -c '
 set -euo pipefail
 cli="build/release/client-cpp/softbody-client --server $SOFTBODY_SERVER_ADDR"
 id=$($cli create --scene cantilever --set "gravity=[0,0,0]")
 pen="sim:start=0.1,0.053,0.02;direction=0,-1,0;depth=0.013;period=2;hold=3;cycles=1"
-out=bench/results/slow-link.json
+out=$RESULTS_DIR/slow-link.json
 echo "[" > $out.tmp
 first=1
 for rtt in 0 20 50 100 150 300; do
