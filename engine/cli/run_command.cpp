@@ -54,6 +54,9 @@ nlohmann::ordered_json step_json(const StepStats& s) {
   j["line_search_backtracks"] = s.line_search_backtracks;
   j["newton_fallback"] = s.newton_fallback;
   if (s.bdf_order > 0) j["bdf_order"] = s.bdf_order;
+  j["inverted_elements"] = s.inverted_elements;
+  j["inverted_before_alleviation"] = s.inverted_before_alleviation;
+  j["alleviation_sweeps"] = s.alleviation_sweeps;
   j["rolled_back"] = s.rolled_back;
   j["substeps"] = s.substeps;
   j["failed"] = s.failed;

@@ -44,6 +44,13 @@ void read_step_options(JsonReader& root, bool viscous_material, IntegratorOption
         nw.fail("max_iterations", "must be in [1, 1000]");
       nw.finish();
     }
+    if (i.has("alleviation")) {
+      JsonReader a = i.object("alleviation");
+      o.alleviation_sweeps = a.integer("sweeps", 1);
+      if (o.alleviation_sweeps < 0 || o.alleviation_sweeps > 100)
+        a.fail("sweeps", "must be in [0, 100] (0: off)");
+      a.finish();
+    }
     i.finish();
   }
   if (root.has("solver")) {

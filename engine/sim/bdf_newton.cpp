@@ -6,6 +6,7 @@
 
 #include "engine/sim/rollback.h"
 #include "engine/sim/stages/backward_euler_residual.h"
+#include "engine/sim/stages/inversion_alleviation.h"
 #include "engine/sim/stages/line_search.h"
 #include "engine/sim/stages/nonlinearity_correction.h"
 #include "engine/sim/stages/state_update.h"
@@ -256,6 +257,7 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
   const SimulationModel& m = *model_;
   t_next_ = state.t + dt;
   step_dt_ = dt;
+  alleviate(m, dt, loads_.anchors, state, stats);
   const int order = usable_order(state, dt);
   stats.bdf_order = order;
   form_start(state, order);
@@ -329,6 +331,7 @@ StepStats BdfNewton::step(SimulationState& state, const StepInputs& inputs) {
                      [this](SimulationState& s, double dt, bool correction, StepStats& st) {
                        return attempt(s, dt, correction, st);
                      });
+  stats.inverted_elements = count_inverted(*model_->topology, state.p);
   stats.step_ms = ms_since(start);
   return stats;
 }

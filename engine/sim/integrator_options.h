@@ -46,6 +46,9 @@ struct IntegratorOptions {
   double correction_speed = 0.1;  // V [m/s] of algUNC
   double max_speed = 50.0;        // a step producing a faster vertex is rolled back [m/s]
   int max_retries = 3;            // retries with correction on and 2, 4, 8 substeps
+  // Inversion alleviation before each step's solve (stages/inversion_alleviation.h): at most this
+  // many sweeps; 0: off.
+  int alleviation_sweeps = 0;
   SolverOptions solver;
   NewtonOptions newton;
 };

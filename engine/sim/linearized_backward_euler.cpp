@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "engine/sim/rollback.h"
+#include "engine/sim/stages/inversion_alleviation.h"
 #include "engine/sim/stages/nonlinearity_correction.h"
 #include "engine/sim/stages/state_update.h"
 #include "engine/sim/stages/step_matrix.h"
@@ -28,6 +29,7 @@ bool LinearizedBackwardEuler::attempt(SimulationState& state, double dt, bool co
   const SimulationModel& m = *model_;
   const double t_next = state.t + dt;
   StepSolver& solver = solver_cache_.load(state);
+  alleviate(m, dt, loads_.anchors, state, stats);
 
   auto t0 = Clock::now();
   internal_.begin(state, dt);
@@ -74,6 +76,7 @@ StepStats LinearizedBackwardEuler::step(SimulationState& state, const StepInputs
                      [this](SimulationState& s, double dt, bool correction, StepStats& st) {
                        return attempt(s, dt, correction, st);
                      });
+  stats.inverted_elements = count_inverted(*model_->topology, state.p);
   stats.step_ms = ms_since(start);
   return stats;
 }

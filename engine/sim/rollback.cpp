@@ -15,6 +15,8 @@ void step_with_rollback(const IntegratorOptions& o, SimulationState& state, Step
     stats.residual = 0;  // the accepted attempt's solves are what the step reports
     stats.converged = true;
     stats.definiteness_shift = 0;
+    stats.inverted_before_alleviation = 0;
+    stats.alleviation_sweeps = 0;
     ok = true;
     for (int s = 0; s < substeps && ok; ++s)
       ok = attempt(state, o.dt / substeps, correction, stats);

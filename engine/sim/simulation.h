@@ -140,7 +140,13 @@ struct StepStats {
   int jacobian_updates = 0;
   int line_search_backtracks = 0;
   bool newton_fallback = false;
-  int bdf_order = 0;    // the BDF order the step ran at (0: not a BDF integrator)
+  int bdf_order = 0;  // the BDF order the step ran at (0: not a BDF integrator)
+  // Tetrahedra with signed volume <= 0 after the step, every integrator; with inversion
+  // alleviation on, those inverted at the step's first prediction (not at its start) and the
+  // sweeps that changed velocities, over the accepted attempt's substeps.
+  int inverted_elements = 0;
+  int inverted_before_alleviation = 0;
+  int alleviation_sweeps = 0;
   int rolled_back = 0;  // attempts discarded (non-finite or over max_speed)
   int substeps = 1;     // of the accepted attempt
   bool failed = false;  // every attempt was rolled back: positions kept, velocities zeroed

@@ -139,6 +139,14 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
   doc["integrator"] = {{"newton", {{"tolerence", 1e-6}}}};
   EXPECT_NE(build_error(doc).find("/integrator/newton/tolerence: unknown key"), std::string::npos)
       << build_error(doc);
+  // Inversion alleviation (seed 004 §5): off by default, sweeps in [0, 100].
+  EXPECT_EQ(build_scene(minimal_scene(), "t", ".").model->options.alleviation_sweeps, 0);
+  doc["integrator"] = {{"alleviation", {{"sweeps", 5}}}};
+  EXPECT_EQ(build_scene(doc, "t", ".").model->options.alleviation_sweeps, 5);
+  doc["integrator"] = {{"alleviation", {{"sweeps", -1}}}};
+  EXPECT_NE(build_error(doc).find("/integrator/alleviation/sweeps: must be in [0, 100] (0: off)"),
+            std::string::npos)
+      << build_error(doc);
 }
 
 TEST(Scene, ViscoelasticMaterial) {

@@ -77,6 +77,9 @@ void to_proto(const PublishedState& state, v1::StepStatistics& out) {
   out.set_line_search_backtracks(s.line_search_backtracks);
   out.set_newton_fallback(s.newton_fallback);
   out.set_bdf_order(s.bdf_order);
+  out.set_inverted_elements(s.inverted_elements);
+  out.set_inverted_before_alleviation(s.inverted_before_alleviation);
+  out.set_alleviation_sweeps(s.alleviation_sweeps);
   out.set_constraint_contacts(s.constraint_contacts);
   out.set_active_contacts(s.active_contacts);
   out.set_max_penetration(s.max_penetration);
