@@ -126,6 +126,7 @@ describe("browser client", () => {
     expect(distinctColours(body)).toBeGreaterThan(50);  // lit and colour-mapped, not flat
     await expect(page.locator(`#session-list li[data-session-id="${sessionId}"]`)).toBeTruthy();
     expect(await page.locator("#hud").textContent()).toMatch(/real-time factor [0-9.]+/);
+    expect(await page.locator("#hud").textContent()).toMatch(/inverted elements [0-9]+/);
   });
 
   it("deforms the body with a mouse drag; a second browser sees it", async () => {

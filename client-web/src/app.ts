@@ -283,6 +283,7 @@ export class App {
       iterations: s?.iterations ?? 0,
       residual: s?.residual ?? 0,
       realTimeFactor: s?.realTimeFactor ?? 0,
+      invertedElements: s?.invertedElements ?? 0,
       frameBytes: bytes,
       dropped: frame.framesDropped,
     });

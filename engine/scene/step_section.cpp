@@ -46,9 +46,7 @@ void read_step_options(JsonReader& root, bool viscous_material, IntegratorOption
     }
     if (i.has("alleviation")) {
       JsonReader a = i.object("alleviation");
-      o.alleviation_sweeps = a.integer("sweeps", 1);
-      if (o.alleviation_sweeps < 0 || o.alleviation_sweeps > 100)
-        a.fail("sweeps", "must be in [0, 100] (0: off)");
+      o.alleviation_sweeps = read_integer_setting(a, "/integrator/alleviation/sweeps", 1);
       a.finish();
     }
     i.finish();

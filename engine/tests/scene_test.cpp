@@ -144,7 +144,7 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
   doc["integrator"] = {{"alleviation", {{"sweeps", 5}}}};
   EXPECT_EQ(build_scene(doc, "t", ".").model->options.alleviation_sweeps, 5);
   doc["integrator"] = {{"alleviation", {{"sweeps", -1}}}};
-  EXPECT_NE(build_error(doc).find("/integrator/alleviation/sweeps: must be in [0, 100] (0: off)"),
+  EXPECT_NE(build_error(doc).find("/integrator/alleviation/sweeps: must be an integer in [0, 100]"),
             std::string::npos)
       << build_error(doc);
 }

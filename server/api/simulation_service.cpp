@@ -77,6 +77,7 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   s.set_effective_tolerance(session.effective_tolerance());
   s.set_refactor(refactor_mode_name(o.solver.refactor));
   s.set_integrator(integrator_type_name(o.type));
+  s.set_alleviation_sweeps(o.alleviation_sweeps);
   // The document was built into the session's model, so its pressure mode is a valid one.
   const std::string pressure = material.value("pressure", std::string("auto"));
   const PressureMode mode = parse_pressure_mode(pressure);

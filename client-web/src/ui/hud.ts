@@ -9,6 +9,7 @@ export interface StepSample {
   iterations: number;
   residual: number;
   realTimeFactor: number;
+  invertedElements: number;  // tetrahedra with signed volume <= 0 after the step
   frameBytes: number;
   dropped: number;
 }
@@ -81,6 +82,7 @@ export class Hud {
         `simulation ${this.simulationRate.toFixed(1)} steps/s · frames ${this.frameRate.toFixed(1)}/s`,
         `real-time factor ${s ? s.realTimeFactor.toFixed(2) : "–"}`,
         `solver ${s ? s.iterations : "–"} it · residual ${s ? s.residual.toExponential(1) : "–"}`,
+        `inverted elements ${s ? s.invertedElements : "–"}`,
         `step ${s ? s.stepMs.toFixed(2) : "–"} ms · frame ${s ? (s.frameBytes / 1024).toFixed(1) : "–"} KiB`,
         `tool round trip ${Number.isFinite(rtt) ? rtt.toFixed(2) + " ms" : "–"}`,
         `render ${this.renderFps.toFixed(0)} fps`,
