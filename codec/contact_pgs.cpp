@@ -148,6 +148,20 @@ bool solve_dense(std::vector<double>& a, std::vector<double>& b, std::size_t n) 
   return true;
 }
 
+// solve_dense, and when the system is singular, the same system with `shift` added to its
+// diagonal. More contacts than a face has vertices make rows of W dependent (their points are
+// combinations of the same vertices): a small compliance then picks one of the equivalent force
+// distributions instead of failing. False if even that is singular.
+bool solve_dense_or_regularized(std::vector<double>& a, std::vector<double>& b, std::size_t n,
+                                double shift) {
+  const std::vector<double> a_kept = a, b_kept = b;
+  if (solve_dense(a, b, n)) return true;
+  a = a_kept;
+  b = b_kept;
+  for (std::size_t i = 0; i < n; ++i) a[i * n + i] += shift;
+  return solve_dense(a, b, n);
+}
+
 // Alart & Curnier's function (Comput. Methods Appl. Mech. Eng. 1991), the laws as equations
 // Phi(lambda) = 0, with each contact's normal and tangential rows scaled by the inverse of its
 // block's diagonal (as the PGS steps are): sigma_n = lambda_n - rho_n u_n, tau = lambda_t - rho_t
@@ -235,13 +249,8 @@ void alart_curnier_newton(const ContactProblem& p, std::vector<double> lambda, i
     ++iterations;
     std::vector<double> step = phi;
     for (double& x : step) x = -x;
-    const std::vector<double> jacobian_kept = jacobian, step_kept = step;
-    if (!solve_dense(jacobian, step, n)) {
-      jacobian = jacobian_kept;
-      step = step_kept;
-      for (size_t i = 0; i < n; ++i) jacobian[i * n + i] += 1e-8;  // dependent rows (see above)
-      if (!solve_dense(jacobian, step, n)) return;
-    }
+    // The rows are scaled to a unit diagonal: the regularization is 1e-8 of it.
+    if (!solve_dense_or_regularized(jacobian, step, n, 1e-8)) return;
     double alpha = 1;
     std::vector<double> trial(n);
     bool accepted = false;
@@ -312,18 +321,9 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
           }
         }
       }
-      // More contacts than a face has vertices make rows of W dependent (their points are
-      // combinations of the same vertices): then a compliance of 1e-8 of the largest diagonal
-      // on each row picks one of the equivalent force distributions instead of failing.
-      const std::vector<double> a_kept = a, b_kept = b;
-      if (!solve_dense(a, b, unknowns)) {
-        a = a_kept;
-        b = b_kept;
-        double largest = 0;
-        for (std::size_t e = 0; e < unknowns; ++e) largest = std::max(largest, a[e * unknowns + e]);
-        for (std::size_t e = 0; e < unknowns; ++e) a[e * unknowns + e] += 1e-8 * largest;
-        if (!solve_dense(a, b, unknowns)) break;
-      }
+      double largest = 0;
+      for (std::size_t e = 0; e < unknowns; ++e) largest = std::max(largest, a[e * unknowns + e]);
+      if (!solve_dense_or_regularized(a, b, unknowns, 1e-8 * largest)) break;
       for (std::size_t k = 0; k < m; ++k) {
         const std::size_t j = first[k];
         if (state[k] == ContactState::kStick) {

@@ -20,37 +20,33 @@ Vec3 parse_vector(const std::string& key, const std::string& value) {
   return parse_vec3_text(value, "simulated pen: " + key + "=" + value);
 }
 
-}  // namespace
+// Where the hand is in its cosine profile at time t (the phase, in [0, period]) and whether it
+// stands still there: holding at full depth, or done with its cycles (back at the start).
+struct HandPhase {
+  double phase;
+  bool still;
+};
 
-namespace {
-
-// The phase of the cosine profile at time t of a hand that pauses `hold` at half a period.
-double profile_phase(const ScriptedHand& h, double t) {
-  const double active = h.cycles > 0 ? std::min(t, h.cycles * h.cycle()) : t;
-  const double in_cycle = active - std::floor(active / h.cycle()) * h.cycle();
-  const double half = 0.5 * h.period;
-  if (in_cycle <= half) return in_cycle;
-  if (in_cycle <= half + h.hold) return half;
-  return in_cycle - h.hold;
-}
-
-bool holding(const ScriptedHand& h, double t) {
-  if (h.cycles > 0 && t > h.cycles * h.cycle()) return true;  // done: at rest at the start
+HandPhase hand_phase(const ScriptedHand& h, double t) {
+  if (h.cycles > 0 && t > h.cycles * h.cycle()) return {0, true};
   const double in_cycle = t - std::floor(t / h.cycle()) * h.cycle();
-  return in_cycle > 0.5 * h.period && in_cycle <= 0.5 * h.period + h.hold;
+  const double half = 0.5 * h.period;
+  if (in_cycle <= half) return {in_cycle, false};
+  if (in_cycle <= half + h.hold) return {half, true};
+  return {in_cycle - h.hold, false};
 }
 
 }  // namespace
 
 Vec3 ScriptedHand::position(double t) const {
-  const double s = depth * 0.5 * (1 - std::cos(2 * M_PI * profile_phase(*this, t) / period));
+  const double s = depth * 0.5 * (1 - std::cos(2 * M_PI * hand_phase(*this, t).phase / period));
   return {start[0] + s * direction[0], start[1] + s * direction[1], start[2] + s * direction[2]};
 }
 
 Vec3 ScriptedHand::velocity(double t) const {
-  if (holding(*this, t)) return {0, 0, 0};
-  const double phase = profile_phase(*this, t);
-  const double ds = depth * 0.5 * (2 * M_PI / period) * std::sin(2 * M_PI * phase / period);
+  const HandPhase p = hand_phase(*this, t);
+  if (p.still) return {0, 0, 0};
+  const double ds = depth * 0.5 * (2 * M_PI / period) * std::sin(2 * M_PI * p.phase / period);
   return {ds * direction[0], ds * direction[1], ds * direction[2]};
 }
 

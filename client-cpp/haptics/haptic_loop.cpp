@@ -203,14 +203,13 @@ void HapticLoop::tick(double time_s, double dt) {
   // A new model: note how far the force would jump at this pose when it replaces the old one,
   // and let the blend carry the difference instead.
   if (models_.update()) {
-    TimedModel fresh = models_.front();
+    const Vec3 before = have_model_ ? model_force(model_, position, velocity) : Vec3{0, 0, 0};
+    model_ = models_.front();
     if (have_model_) {
-      const Vec3 before = model_force(model_, position, velocity);
-      const Vec3 after = model_force(fresh, position, velocity);
+      const Vec3 after = model_force(model_, position, velocity);
       swap_jump_.record(distance(before, after));
       blend_.swap(before, after);
     }
-    model_ = std::move(fresh);
     have_model_ = true;
   }
 

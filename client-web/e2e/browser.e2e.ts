@@ -10,7 +10,7 @@ import WebSocket from "ws";
 import type { Page } from "playwright-core";
 import { FramePipeline } from "../src/codec/frame_pipeline";
 import { GatewayClient } from "../src/net/gateway_client";
-import { artifact, launchBrowser, probe, startServer, waitFor } from "./harness.mjs";
+import { artifact, launchBrowser, pressOnBody, probe, startServer, waitFor } from "./harness.mjs";
 
 type Server = { http_port: number; url: string; stop(): Promise<number>; log(): string };
 type Browser = { page: Page; problems: string[]; close(): Promise<void> };
@@ -136,13 +136,7 @@ describe("browser client", () => {
     const instructorBefore = await shot(instructor.page, "04-instructor-before.png");
     const before = await serverSurface(sessionId);
 
-    await page.check('input[name="tool"][value="grab"]');
-    const box = (await page.locator("#view").boundingBox())!;
-    const onBody = (await probe(page)).bodyOnScreen;
-    const x0 = box.x + onBody.x;
-    const y0 = box.y + onBody.y;
-    await page.mouse.move(x0, y0);
-    await page.mouse.down();
+    const { x0, y0 } = await pressOnBody(page, "grab");
     let pulled: Float32Array;
     let traineeShot: Buffer;
     let instructorProbe: { maxDisplacement: number };
@@ -176,12 +170,8 @@ describe("browser client", () => {
 
   it("pokes with constraint contact from its toggle, feels the body and re-solves its contacts", async () => {
     const { page } = trainee;
-    await page.check('input[name="tool"][value="poke"]');
     await page.check("#contact-constraint");
-    const box = (await page.locator("#view").boundingBox())!;
-    const onBody = (await probe(page)).bodyOnScreen;
-    await page.mouse.move(box.x + onBody.x, box.y + onBody.y);
-    await page.mouse.down();
+    await pressOnBody(page, "poke");
     try {
       await waitFor(async () => (await probe(page)).lastForce > 0.01, 20000, "a constraint contact force").catch(
         async (e) => {

@@ -174,3 +174,16 @@ export async function startDelayProxy(targetPort, roundTripMs) {
       }),
   };
 }
+
+// Selects `tool` ("grab" or "poke"), moves the mouse onto the body and presses the button; the
+// caller releases it. Returns the canvas box and the page point pressed.
+export async function pressOnBody(page, tool) {
+  await page.check(`input[name="tool"][value="${tool}"]`);
+  const box = await page.locator("#view").boundingBox();
+  const onBody = (await probe(page)).bodyOnScreen;
+  const x0 = box.x + onBody.x;
+  const y0 = box.y + onBody.y;
+  await page.mouse.move(x0, y0);
+  await page.mouse.down();
+  return { box, x0, y0 };
+}

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { buildDir, launchBrowser, probe, startServer, waitFor } from "./harness.mjs";
+import { buildDir, launchBrowser, pressOnBody, probe, startServer, waitFor } from "./harness.mjs";
 
 type Server = { grpc_port: number; http_port: number; url: string; stop(): Promise<number>; log(): string };
 type Browser = { page: Page; problems: string[]; close(): Promise<void> };
@@ -86,13 +86,9 @@ describe("a session moving between hosts", () => {
     const b = await start(["--allowed-origin", `http://127.0.0.1:${a.http_port}`], { needClient: false });
     const id = await createFromUi(page, a.url);
 
-    await page.check('input[name="tool"][value="grab"]');
-    const box = (await page.locator("#view").boundingBox())!;
-    const onBody = (await probe(page)).bodyOnScreen;
-    await page.mouse.move(box.x + onBody.x, box.y + onBody.y);
-    await page.mouse.down();
+    const { x0, y0 } = await pressOnBody(page, "grab");
     try {
-      await page.mouse.move(box.x + onBody.x + 140, box.y + onBody.y - 100, { steps: 20 });
+      await page.mouse.move(x0 + 140, y0 - 100, { steps: 20 });
       await waitFor(async () => (await probe(page)).lastForce > 0.5, 20000, "a grab force on A");
       const before = (await probe(page)).lastStep;
 

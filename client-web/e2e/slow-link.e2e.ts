@@ -3,7 +3,7 @@
 // drawn from the page's local model, not a round trip later when the server's answer arrives.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { launchBrowser, probe, startDelayProxy, startServer, waitFor } from "./harness.mjs";
+import { launchBrowser, pressOnBody, probe, startDelayProxy, startServer, waitFor } from "./harness.mjs";
 
 type Server = { http_port: number; url: string; stop(): Promise<number> };
 type Browser = { page: Page; problems: string[]; close(): Promise<void> };
@@ -40,13 +40,7 @@ describe("browser over a 100 ms link", () => {
       return s.sessionId && s.framesReceived > 10 ? s : null;
     }, 30000, "frames of the new session");
 
-    await page.check('input[name="tool"][value="grab"]');
-    const box = (await page.locator("#view").boundingBox())!;
-    const onBody = (await probe(page)).bodyOnScreen;
-    const x0 = box.x + onBody.x;
-    const y0 = box.y + onBody.y;
-    await page.mouse.move(x0, y0);
-    await page.mouse.down();
+    const { box, x0, y0 } = await pressOnBody(page, "grab");
     try {
       await page.mouse.move(x0 + 60, y0 - 40, { steps: 6 });
       await waitFor(async () => (await probe(page)).drawnForce > 0.1, 20000, "a grab force drawn");

@@ -6,7 +6,7 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { launchBrowser, makeDevCertificate, probe, startServer, waitFor } from "./harness.mjs";
+import { launchBrowser, makeDevCertificate, pressOnBody, probe, startServer, waitFor } from "./harness.mjs";
 
 type Server = { http_port: number; url: string; stop(): Promise<number>; log(): string };
 type Browser = { page: Page; problems: string[]; close(): Promise<void> };
@@ -46,13 +46,9 @@ describe("the browser client over TLS", () => {
       expect(sockets.length).toBeGreaterThan(0);
       expect(sockets.every((url) => url.startsWith(`wss://localhost:${server.http_port}/`))).toBe(true);
       // Steering over the encrypted WebSocket: a grab pulls the body and its forces come back.
-      await page.check('input[name="tool"][value="grab"]');
-      const box = (await page.locator("#view").boundingBox())!;
-      const onBody = (await probe(page)).bodyOnScreen!;
-      await page.mouse.move(box.x + onBody.x, box.y + onBody.y);
-      await page.mouse.down();
+      const { x0, y0 } = await pressOnBody(page, "grab");
       try {
-        await page.mouse.move(box.x + onBody.x + 120, box.y + onBody.y - 90, { steps: 20 });
+        await page.mouse.move(x0 + 120, y0 - 90, { steps: 20 });
         await waitFor(async () => (await probe(page)).lastForce > 0.5, 20000, "a grab force over wss");
       } finally {
         await page.mouse.up();

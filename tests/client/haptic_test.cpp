@@ -39,26 +39,36 @@ Press press_on(const Topology& topology, double radius, double period, int cycle
   return p;
 }
 
+// A cantilever session (with the scene's overrides) and its topology, in `id` and `topology`.
+void open_cantilever(Client& client, const std::vector<std::string>& overrides, std::string& id,
+                     Topology& topology) {
+  auto session = client.create_session("cantilever", overrides);
+  ASSERT_TRUE(session) << session.error().to_string();
+  auto t = client.topology(session->id());
+  ASSERT_TRUE(t) << t.error().to_string();
+  id = session->id();
+  topology = *t;
+}
+
 TEST(HapticLoop, PenPushesIntoTheBodyAndFeelsItPushBack) {
   TestServer server;
   Client client(options_for(server));
   // Without gravity the beam rests where its rest shape is until the pen touches it.
-  auto session = client.create_session("cantilever", {"gravity=[0,0,0]"});
-  ASSERT_TRUE(session) << session.error().to_string();
-  auto topology = client.topology(session->id());
-  ASSERT_TRUE(topology);
+  std::string id;
+  Topology topology;
+  ASSERT_NO_FATAL_FAILURE(open_cantilever(client, {"gravity=[0,0,0]"}, id, topology));
 
   HapticLoopOptions o;
   o.tool.radius = 0.008;
   o.placement.cpu = -2;  // tests share the machine: do not pin
-  const Press press = press_on(*topology, o.tool.radius, 3.0, 1);
+  const Press press = press_on(topology, o.tool.radius, 3.0, 1);
   const std::string recording = temp_path("press.csv");
   {
     // Through the plugin ABI (dlopen of the simulated pen's shared library), recorded.
     auto device = std::make_unique<RecordingDevice>(
         std::make_unique<PluginDevice>(SOFTBODY_SIM_PEN_PLUGIN, press.config), recording);
     HapticLoop loop(*device, o);
-    loop.connect(client, session->id());
+    loop.connect(client, id);
     loop.start();
     ASSERT_TRUE(loop.wait(30)) << "the pen's single press lasts 3 s";
     loop.stop();
@@ -123,7 +133,7 @@ TEST(HapticLoop, PenPushesIntoTheBodyAndFeelsItPushBack) {
     auto device =
         std::make_unique<RecordingDevice>(std::make_unique<ReplayDevice>(recording), replayed);
     HapticLoop loop(*device, o);
-    loop.connect(client, session->id());
+    loop.connect(client, id);
     loop.start();
     ASSERT_TRUE(loop.wait(30));
   }
@@ -158,17 +168,16 @@ HapticSnapshot wait_for(const HapticLoop& loop, const std::function<bool(const H
 TEST(HapticLoop, WatchdogAndDisconnectZeroTheForce) {
   TestServer server;
   Client client(options_for(server));
-  auto session = client.create_session("cantilever");
-  ASSERT_TRUE(session);
-  auto topology = client.topology(session->id());
-  ASSERT_TRUE(topology);
+  std::string id;
+  Topology topology;
+  ASSERT_NO_FATAL_FAILURE(open_cantilever(client, {}, id, topology));
   HapticLoopOptions o;
   o.placement.cpu = -2;
   o.reconnect = false;
   // A slow press that stays in contact for seconds.
-  SimulatedPen pen(parse_simulated_pen_config(press_on(*topology, o.tool.radius, 8.0, 0).config));
+  SimulatedPen pen(parse_simulated_pen_config(press_on(topology, o.tool.radius, 8.0, 0).config));
   HapticLoop loop(pen, o);
-  loop.connect(client, session->id());
+  loop.connect(client, id);
   loop.start();
   auto pressing = [](const HapticSnapshot& s) { return s.force[1] > 0.3; };
   ASSERT_TRUE(pressing(wait_for(loop, pressing))) << "the pen never pressed";
@@ -261,20 +270,19 @@ LinkRun press_through(const TestServer& server, const std::string& session,
 TEST(HapticLoop, OverASlowLinkAHeldPressFeelsTheSameSwapsDoNotClickAndNoEnergyIsGained) {
   TestServer server;
   Client client(options_for(server));
-  auto session = client.create_session("cantilever", {"gravity=[0,0,0]"});
-  ASSERT_TRUE(session) << session.error().to_string();
-  auto topology = client.topology(session->id());
-  ASSERT_TRUE(topology);
+  std::string id;
+  Topology topology;
+  ASSERT_NO_FATAL_FAILURE(open_cantilever(client, {"gravity=[0,0,0]"}, id, topology));
   // Press in 1 s, hold 3 s, release in 1 s.
-  const std::string pen = default_pen_config(*topology, 0.008, 2.0, 1) + ";hold=3";
+  const std::string pen = default_pen_config(topology, 0.008, 2.0, 1) + ";hold=3";
   HapticLoopOptions o;
-  const LinkRun direct = press_through(server, session->id(), pen, {}, o);
-  const LinkRun lossy = press_through(server, session->id(), pen,
-                                      parse_network_conditions("rtt=150,jitter=30,loss=0.02"), o);
+  const LinkRun direct = press_through(server, id, pen, {}, o);
+  const LinkRun lossy =
+      press_through(server, id, pen, parse_network_conditions("rtt=150,jitter=30,loss=0.02"), o);
   const NetworkConditions far = parse_network_conditions("rtt=300,jitter=30");
-  const LinkRun passive = press_through(server, session->id(), pen, far, o);
+  const LinkRun passive = press_through(server, id, pen, far, o);
   o.passivity.enabled = false;
-  const LinkRun active = press_through(server, session->id(), pen, far, o);
+  const LinkRun active = press_through(server, id, pen, far, o);
 
   ASSERT_GT(direct.steady_force, 0.5) << "the pen must press the beam";
   EXPECT_GE(lossy.report["round_trip_ms"]["p50"].get<double>(), 120) << "the proxy is in the path";
