@@ -84,7 +84,7 @@ def ex4():
     ax.axhline(133.86, color="k", ls="--", lw=1, label="ABAQUS 133.86 mm")
     ax.axhline(128.8, color="0.5", ls=":", lw=1, label="thesis 128.8 mm")
     ax.set_xlabel("tetrahedra")
-    ax.set_ylabel("static tip drop [mm]")
+    ax.set_ylabel("drop of the free end's upper corner [mm]")
     ax.set_title("Ex. 4: the cantilever at static equilibrium under refinement")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
