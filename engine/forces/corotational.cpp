@@ -93,11 +93,7 @@ void corotational_element_of(const Mat3& f, const TetRestGeometry& g, double lam
     kij.diagonal().array() += v * 2 * mu * g.shape_gradient[i].dot(g.shape_gradient[j]);
     return kij;
   };
-  for (size_t i = 0; i < 4; ++i) c.diagonal[i] = block(i, i);
-  for (size_t k = 0; k < 6; ++k) {
-    c.edge[k] =
-        block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
-  }
+  c.set_stiffness(what, block);
 }
 
 }  // namespace softbody

@@ -5,6 +5,28 @@
 
 namespace softbody {
 
+ElementContribution ElementContribution::zero(int vertex) {
+  ElementContribution c;
+  c.vertex = vertex;
+  c.f.fill(Vec3::Zero());
+  c.diagonal.fill(Mat3::Zero());
+  c.edge.fill(Mat3::Zero());
+  return c;
+}
+
+void add_contribution(const ElementContribution& part, unsigned what, ElementContribution& sum) {
+  if (what & kEvalEnergy) sum.energy += part.energy;
+  if (what & kEvalForces)
+    for (size_t k = 0; k < 4; ++k) sum.f[k] += part.f[k];
+  if (!(what & kEvalStiffness)) return;
+  if (what & kEvalOneVertex) {
+    sum.diagonal[static_cast<size_t>(sum.vertex)] += part.diagonal[static_cast<size_t>(sum.vertex)];
+    return;
+  }
+  for (size_t k = 0; k < 4; ++k) sum.diagonal[k] += part.diagonal[k];
+  for (size_t k = 0; k < 6; ++k) sum.edge[k] += part.edge[k];
+}
+
 void scatter_element(const MeshTopology& topology, Index t, unsigned what,
                      const ElementContribution& local, ForceOutput& out) {
   const Tet& tet = topology.tets()[static_cast<size_t>(t)];

@@ -24,7 +24,27 @@ struct ElementContribution {
   std::array<Vec3, 4> f;
   std::array<Mat3, 4> diagonal;  // d f_i / d p_i
   std::array<Mat3, 6> edge;      // d f_i / d p_j for local edge k = (i, j) of kTetEdgeLocal
+  // With kEvalOneVertex: the local vertex whose diagonal block is wanted.
+  int vertex = -1;
+  // All zero: a sum to add parts to (ForceModel::add_element).
+  static ElementContribution zero(int vertex = -1);
+  // The stiffness blocks `what` asks for: all ten, or with kEvalOneVertex one diagonal block.
+  template <typename Block>
+  void set_stiffness(unsigned what, Block&& block) {
+    if (what & kEvalOneVertex) {
+      const auto i = static_cast<size_t>(vertex);
+      diagonal[i] = block(i, i);
+      return;
+    }
+    for (size_t i = 0; i < 4; ++i) diagonal[i] = block(i, i);
+    for (size_t k = 0; k < 6; ++k)
+      edge[k] =
+          block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
+  }
 };
+
+// sum += part, for the outputs `what` asks for (energy with kEvalEnergy).
+void add_contribution(const ElementContribution& part, unsigned what, ElementContribution& sum);
 
 struct ElementWorkspace : ForceWorkspace {
   std::vector<double> tet_energy;

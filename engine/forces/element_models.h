@@ -84,6 +84,15 @@ class ElementModel final : public ForceModel {
                                         geometry_[static_cast<size_t>(t)], lambda_, mu_, w, c);
                       });
   }
+  bool element_form() const override { return true; }
+  void add_element(const Vec3Array& p, Index t, unsigned what,
+                   ElementContribution& c) const override {
+    ElementContribution own;
+    own.vertex = c.vertex;
+    Kernel::element(p, topology_->tets()[static_cast<size_t>(t)], geometry_[static_cast<size_t>(t)],
+                    lambda_, mu_, what, own);
+    add_contribution(own, what, c);
+  }
 
  private:
   std::vector<TetRestGeometry> geometry_;

@@ -11,6 +11,10 @@
 
 namespace softbody {
 
+void ForceModel::add_element(const Vec3Array&, Index, unsigned, ElementContribution&) const {
+  throw std::logic_error("force model '" + name() + "' has no per-element form");
+}
+
 void ForceModel::prepare_output(unsigned what, ForceOutput& out, bool zero) const {
   prepare_force_output(*topology_, what, out, zero);
 }

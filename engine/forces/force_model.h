@@ -20,6 +20,10 @@ enum EvalFlags : unsigned {
   kEvalForces = 1u << 1,
   kEvalStiffness = 1u << 2,
   kEvalAll = kEvalEnergy | kEvalForces | kEvalStiffness,
+  // Per-element evaluation (ForceModel::add_element) for a vertex-local solver: of the stiffness
+  // only the diagonal block of the contribution's `vertex` is wanted (the others are left
+  // unspecified), which spares a kernel nine of its ten 3x3 blocks.
+  kEvalOneVertex = 1u << 3,
 };
 
 struct ForceOutput {
@@ -30,6 +34,8 @@ struct ForceOutput {
 
 // Scratch memory of one evaluation; models are immutable and shared, so each caller (session,
 // thread) owns its workspace.
+struct ElementContribution;  // element_assembly.h
+
 struct ForceWorkspace {
   virtual ~ForceWorkspace() = default;
 };
@@ -47,6 +53,15 @@ class ForceModel {
   // Fills the parts of `out` that `what` asks for (resizing them); p has one entry per vertex.
   virtual void evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& workspace,
                         ForceOutput& out) const = 0;
+
+  // The per-tetrahedron form that vertex-local solvers need (Vertex Block Descent, seed 004): the
+  // energy is a sum over tetrahedra, and add_element adds tetrahedron t's energy, forces and
+  // stiffness at p (as `what` asks) to `c`, in the tetrahedron's local numbering. Models whose
+  // energy does not split by element (edge-based StVK, spring networks, nodal pressure) have
+  // none: element_form() is false and add_element throws std::logic_error.
+  virtual bool element_form() const { return false; }
+  virtual void add_element(const Vec3Array& p, Index t, unsigned what,
+                           ElementContribution& c) const;
 
   // Convenience for tests and tools: evaluation with a fresh workspace.
   ForceOutput evaluate(const Vec3Array& p, unsigned what = kEvalAll) const {

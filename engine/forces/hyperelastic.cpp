@@ -71,10 +71,7 @@ void assemble_from_piola(const TetRestGeometry& g, const Mat3& piola, Tangent&& 
     }
     return k;
   };
-  for (size_t i = 0; i < 4; ++i) c.diagonal[i] = block(i, i);
-  for (size_t k = 0; k < 6; ++k)
-    c.edge[k] =
-        block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
+  c.set_stiffness(what, block);
 }
 
 void polyconvex_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
@@ -127,6 +124,7 @@ void hybrid_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g
   c.energy += g.volume * 0.5 * lambda * tr_e * tr_e;
   if (!(what & (kEvalForces | kEvalStiffness))) return;
   ElementContribution volume;
+  volume.vertex = c.vertex;
   // P = lambda tr(E) F; dP = lambda (F : dF) F + lambda tr(E) dF.
   assemble_from_piola(
       g, lambda * tr_e * f,
@@ -134,12 +132,8 @@ void hybrid_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g
         return Mat3(lambda * f.cwiseProduct(df).sum() * f + lambda * tr_e * df);
       },
       what, volume);
-  if (what & kEvalForces)
-    for (size_t i = 0; i < 4; ++i) c.f[i] += volume.f[i];
-  if (what & kEvalStiffness) {
-    for (size_t i = 0; i < 4; ++i) c.diagonal[i] += volume.diagonal[i];
-    for (size_t k = 0; k < 6; ++k) c.edge[k] += volume.edge[k];
-  }
+  volume.energy = 0;
+  add_contribution(volume, what, c);
 }
 
 }  // namespace softbody

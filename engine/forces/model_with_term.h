@@ -15,6 +15,11 @@ namespace softbody {
 
 template <typename Term>
 class ModelWithTerm final : public ForceModel {
+  static constexpr bool kTermHasElementForm =
+      requires(const Term& term, const Vec3Array& p, ElementContribution& c) {
+    term.add_element(p, Index{0}, 0u, c);
+  };
+
  public:
   ModelWithTerm(std::unique_ptr<ForceModel> base, Term term)
       : ForceModel(base->topology_ptr()), base_(std::move(base)), term_(std::move(term)) {}
@@ -30,6 +35,23 @@ class ModelWithTerm final : public ForceModel {
     auto& ws = dynamic_cast<Workspace&>(workspace);
     base_->evaluate(p, what, *ws.base, out);
     term_.add(p, what, ws.term, out);
+  }
+  // A per-element form when both the base and the term have one (a Term with one provides
+  // void add_element(const Vec3Array&, Index, unsigned, ElementContribution&) const).
+  bool element_form() const override {
+    if constexpr (kTermHasElementForm)
+      return base_->element_form();
+    else
+      return false;
+  }
+  void add_element(const Vec3Array& p, Index t, unsigned what,
+                   ElementContribution& c) const override {
+    if constexpr (kTermHasElementForm) {
+      base_->add_element(p, t, what, c);
+      term_.add_element(p, t, what, c);
+    } else {
+      ForceModel::add_element(p, t, what, c);
+    }
   }
   const Term& term() const { return term_; }
 

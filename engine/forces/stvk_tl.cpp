@@ -25,6 +25,19 @@ void stvk_tl_kernel(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g
     s += *prestress;
     c.energy += v * prestress->cwiseProduct(e).sum();
   }
+  if (what & kEvalOneVertex) {
+    // One vertex's force and diagonal block (a vertex-local solver's sweep): K_ii alone.
+    const auto i = static_cast<size_t>(c.vertex);
+    const Vec3 s_alpha_i = s * g.shape_gradient[i], a_i = f * g.shape_gradient[i];
+    if (what & kEvalForces) c.f[i] = v * (f * s_alpha_i);
+    if (!(what & kEvalStiffness)) return;
+    const double alpha_ii = g.shape_gradient[i].squaredNorm();
+    Mat3 k = (v * mu * alpha_ii) * (f * f.transpose());
+    k.noalias() += (v * (mu + lambda)) * a_i * a_i.transpose();
+    k.diagonal().array() += v * g.shape_gradient[i].dot(s_alpha_i);
+    c.diagonal[i] = k;
+    return;
+  }
   std::array<Vec3, 4> s_alpha, a;
   for (size_t i = 0; i < 4; ++i) {
     s_alpha[i] = s * g.shape_gradient[i];
@@ -42,11 +55,7 @@ void stvk_tl_kernel(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g
     k.diagonal().array() += v * g.shape_gradient[i].dot(s_alpha[j]);
     return k;
   };
-  for (size_t i = 0; i < 4; ++i) c.diagonal[i] = block(i, i);
-  for (size_t k = 0; k < 6; ++k) {
-    c.edge[k] =
-        block(static_cast<size_t>(kTetEdgeLocal[k][0]), static_cast<size_t>(kTetEdgeLocal[k][1]));
-  }
+  c.set_stiffness(what, block);
 }
 
 }  // namespace

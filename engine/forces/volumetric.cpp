@@ -44,6 +44,34 @@ VolumetricTerm::VolumetricTerm(std::shared_ptr<const MeshTopology> topology, con
   build_edge_slots(*topology_, edge_slot_offsets_, edge_slots_);
 }
 
+void VolumetricTerm::add_element(const Vec3Array& p, Index t, unsigned what,
+                                 ElementContribution& c) const {
+  if (kind_ == VolumetricKind::kNone) return;
+  const Tet& tet = topology_->tets()[static_cast<size_t>(t)];
+  const double c0 = rest_six_volume_[static_cast<size_t>(t)];
+  std::array<Vec3, 4> grad;
+  const double theta = six_volume_and_gradient(p, tet, grad) / c0 - 1;
+  double psi, dpsi, ddpsi;
+  volumetric_density(kind_, material_, theta, psi, dpsi, ddpsi);
+  const double a1 = dpsi / 6, a2 = ddpsi / (6 * c0);
+  if (what & kEvalEnergy) c.energy += c0 / 6 * psi;
+  if (what & kEvalForces)
+    for (size_t k = 0; k < 4; ++k) c.f[k] += a1 * grad[k];
+  if (!(what & kEvalStiffness)) return;
+  if (what & kEvalOneVertex) {
+    const auto k = static_cast<size_t>(c.vertex);
+    c.diagonal[k].noalias() += (a2 * grad[k]) * grad[k].transpose();
+    return;
+  }
+  for (size_t k = 0; k < 4; ++k) c.diagonal[k].noalias() += (a2 * grad[k]) * grad[k].transpose();
+  for (int k = 0; k < 6; ++k) {
+    const auto i = static_cast<size_t>(kTetEdgeLocal[static_cast<size_t>(k)][0]);
+    const auto j = static_cast<size_t>(kTetEdgeLocal[static_cast<size_t>(k)][1]);
+    c.edge[static_cast<size_t>(k)].noalias() +=
+        (a2 * grad[i]) * grad[j].transpose() + a1 * six_volume_hessian_block(p, tet, k);
+  }
+}
+
 void VolumetricTerm::add(const Vec3Array& p, unsigned what, Workspace& workspace,
                          ForceOutput& out) const {
   if (kind_ == VolumetricKind::kNone) return;

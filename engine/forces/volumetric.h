@@ -6,6 +6,7 @@
 // theta = det F - 1 = Delta C / C^ini is consistent with the latter, so that is used here.
 #pragma once
 
+#include "engine/forces/element_assembly.h"
 #include "engine/forces/force_model.h"
 #include "engine/forces/model_with_term.h"
 
@@ -32,6 +33,8 @@ class VolumetricTerm {
     std::vector<double> energy;
   };
 
+  // Adds tetrahedron t's energy, forces and stiffness (as requested) to `c` (local numbering).
+  void add_element(const Vec3Array& p, Index t, unsigned what, ElementContribution& c) const;
   // Adds energy, forces and stiffness (as requested) of the term to `out`.
   void add(const Vec3Array& p, unsigned what, Workspace& workspace, ForceOutput& out) const;
   void add(const Vec3Array& p, unsigned what, ForceOutput& out) const {

@@ -75,6 +75,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   }
   model->contact = read_contact_options(root);
   check_constraint_contact(*model, root);
+  check_integrator(*model, root);
   root.finish();
   scene.model = model;
   return scene;

@@ -34,7 +34,8 @@ std::vector<SettingChoice> integrator_choices() {
                         : name == "implicit-euler"          ? "implicit Euler (Newton)"
                         : name == "bdf2"                    ? "BDF(2) (Newton)"
                         : name == "bdf3"                    ? "BDF(3) (Newton)"
-                                                            : nullptr;
+                        : name == "vbd" ? "Vertex Block Descent (fixed sweeps, per-element laws)"
+                                        : nullptr;
     if (!label) throw std::logic_error("settings table: no label for integrator " + name);
     // The names outlive the table: integrator_type_name returns static strings.
     choices.push_back({integrator_type_name(parse_integrator_type(name)), label});

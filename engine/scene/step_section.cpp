@@ -1,6 +1,7 @@
 #include "engine/scene/step_section.h"
 
 #include "engine/scene/setting_reader.h"
+#include "engine/sim/vertex_block_descent.h"
 
 namespace softbody {
 
@@ -44,6 +45,10 @@ void read_step_options(JsonReader& root, bool viscous_material, IntegratorOption
         nw.fail("max_iterations", "must be in [1, 1000]");
       nw.finish();
     }
+    o.iterations = i.integer("iterations", o.iterations);
+    if (o.iterations < 1 || o.iterations > 10000) i.fail("iterations", "must lie in [1, 10000]");
+    o.chebyshev = i.number("chebyshev", o.chebyshev);
+    if (!(o.chebyshev >= 0 && o.chebyshev < 1)) i.fail("chebyshev", "must lie in [0, 1)");
     if (i.has("alleviation")) {
       JsonReader a = i.object("alleviation");
       o.alleviation_sweeps = read_integer_setting(a, "/integrator/alleviation/sweeps", 1);
@@ -69,6 +74,15 @@ void read_step_options(JsonReader& root, bool viscous_material, IntegratorOption
     o.max_retries = r.integer("max_retries", o.max_retries);
     if (o.max_retries < 0 || o.max_retries > 8) r.fail("max_retries", "must lie in [0, 8]");
     r.finish();
+  }
+}
+
+void check_integrator(const SimulationModel& model, JsonReader& root) {
+  if (model.options.type != IntegratorType::kVbd) return;
+  try {
+    check_vbd_model(model);
+  } catch (const std::invalid_argument& e) {
+    root.object("integrator").fail("type", e.what());
   }
 }
 

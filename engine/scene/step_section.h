@@ -3,11 +3,15 @@
 #pragma once
 
 #include "engine/scene/json_reader.h"
-#include "engine/sim/integrator_options.h"
+#include "engine/sim/simulation.h"
 
 namespace softbody {
 
 // `viscous_material`: the body's material has its own viscosity (stiffness damping must be 0).
 void read_step_options(JsonReader& root, bool viscous_material, IntegratorOptions& o);
+
+// The integrator's demands on the rest of the model (vbd: a per-element energy, no viscosity),
+// reported at /integrator/type.
+void check_integrator(const SimulationModel& model, JsonReader& root);
 
 }  // namespace softbody

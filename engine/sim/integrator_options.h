@@ -20,6 +20,7 @@ enum class IntegratorType {
   kImplicitEuler,            // backward Euler solved by inexact simplified Newton (seed 001 §4)
   kBdf2,                     // BDF of order 2, the same Newton
   kBdf3,                     // BDF of order 3, the same Newton
+  kVbd,                      // Vertex Block Descent (seed 004's issue): fixed sweeps, no matrix
 };
 
 // Newton iterations on the nonlinear step equations (implicit-euler).
@@ -49,13 +50,17 @@ struct IntegratorOptions {
   // Inversion alleviation before each step's solve (stages/inversion_alleviation.h): at most this
   // many sweeps; 0: off.
   int alleviation_sweeps = 0;
+  // The fixed-iteration solvers (vbd): sweeps per step, and Chebyshev acceleration's spectral
+  // radius estimate rho in [0, 1) (0: off).
+  int iterations = 10;
+  double chebyshev = 0;
   SolverOptions solver;
   NewtonOptions newton;
 };
 
 // The scene's own settings with converged solves: a factorization every step and a relative
-// residual of 1e-10 (linear solves, and Newton's for Newton integrators). A run with these is the
-// reference a real-time setting is judged against.
+// residual of 1e-10 (linear solves, and Newton's for Newton integrators; vbd, converged, is
+// implicit Euler). A run with these is the reference a real-time setting is judged against.
 IntegratorOptions reference_options(IntegratorOptions options);
 
 const char* integrator_type_name(IntegratorType type);

@@ -5,6 +5,7 @@
 #include "engine/sim/bdf_newton.h"
 #include "engine/sim/integrator.h"
 #include "engine/sim/linearized_backward_euler.h"
+#include "engine/sim/vertex_block_descent.h"
 
 namespace softbody {
 namespace {
@@ -31,6 +32,7 @@ constexpr IntegratorEntry kIntegrators[] = {
     {IntegratorType::kImplicitEuler, "implicit-euler", make_bdf<1>},
     {IntegratorType::kBdf2, "bdf2", make_bdf<2>},
     {IntegratorType::kBdf3, "bdf3", make_bdf<3>},
+    {IntegratorType::kVbd, "vbd", make<VertexBlockDescent>},
 };
 
 const IntegratorEntry& entry(IntegratorType type) {

@@ -125,7 +125,7 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
 
   doc["integrator"] = {{"type", "verlet"}};
   EXPECT_NE(build_error(doc).find("/integrator/type: unknown integrator 'verlet' "
-                                  "(linearized-backward-euler, implicit-euler, bdf2, bdf3)"),
+                                  "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd)"),
             std::string::npos)
       << build_error(doc);
   doc["integrator"] = {{"newton", {{"forcing", 1.5}}}};
@@ -147,6 +147,31 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
   EXPECT_NE(build_error(doc).find("/integrator/alleviation/sweeps: must be an integer in [0, 100]"),
             std::string::npos)
       << build_error(doc);
+  // Vertex Block Descent: sweeps and Chebyshev's rho; a law without per-element energy is refused
+  // at /integrator/type by name (the default law is edge-based StVK).
+  doc["integrator"] = {{"type", "vbd"}, {"iterations", 25}, {"chebyshev", 0.9}};
+  EXPECT_NE(build_error(doc).find("/integrator/type: integrator 'vbd' needs a material whose "
+                                  "energy is a sum over tetrahedra"),
+            std::string::npos)
+      << build_error(doc);
+  EXPECT_NE(build_error(doc).find("'stvk-edge' as configured has none"), std::string::npos);
+  nlohmann::json vbd = doc;
+  vbd["material"]["model"] = "corotational";
+  const Scene s_vbd = build_scene(vbd, "t", ".");
+  EXPECT_EQ(s_vbd.model->options.type, IntegratorType::kVbd);
+  EXPECT_EQ(s_vbd.model->options.iterations, 25);
+  EXPECT_DOUBLE_EQ(s_vbd.model->options.chebyshev, 0.9);
+  vbd["material"]["pressure"] = "nodal";
+  EXPECT_NE(build_error(vbd).find("/integrator/type: integrator 'vbd' needs"), std::string::npos)
+      << build_error(vbd);
+  vbd["material"]["pressure"] = "element";
+  vbd["integrator"] = {{"type", "vbd"}, {"iterations", 0}};
+  EXPECT_NE(build_error(vbd).find("/integrator/iterations: must lie in [1, 10000]"),
+            std::string::npos)
+      << build_error(vbd);
+  vbd["integrator"] = {{"type", "vbd"}, {"chebyshev", 1.0}};
+  EXPECT_NE(build_error(vbd).find("/integrator/chebyshev: must lie in [0, 1)"), std::string::npos)
+      << build_error(vbd);
 }
 
 TEST(Scene, ViscoelasticMaterial) {

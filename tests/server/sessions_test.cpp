@@ -303,10 +303,22 @@ TEST_F(Sessions, TheIntegratorChangesLive) {
   update.mutable_settings()->set_integrator("verlet");
   const grpc::Status refused = stub->UpdateSettings(context().get(), update, &info);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(refused.error_message().find("settings.integrator: unknown integrator 'verlet' "
-                                         "(linearized-backward-euler, implicit-euler, bdf2, bdf3)"),
-            std::string::npos)
+  EXPECT_NE(
+      refused.error_message().find("settings.integrator: unknown integrator 'verlet' "
+                                   "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd)"),
+      std::string::npos)
       << refused.error_message();
+  // Vertex Block Descent needs a per-element energy, which this nearly incompressible body (nodal
+  // pressure) has not: refused by name, the session keeps stepping.
+  update.mutable_settings()->set_integrator("vbd");
+  const grpc::Status no_vbd = stub->UpdateSettings(context().get(), update, &info);
+  EXPECT_EQ(no_vbd.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(no_vbd.error_message().find("/integrator/type: integrator 'vbd' needs a material whose "
+                                        "energy is a sum over tetrahedra"),
+            std::string::npos)
+      << no_vbd.error_message();
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1, &info).ok());
+  EXPECT_EQ(info.last_step().bdf_order(), 2);
 }
 
 // Nodal pressure and a constant-Q material's Q and |G| are live settings; the body is rebuilt, the

@@ -1,0 +1,283 @@
+#include "engine/sim/vertex_block_descent.h"
+
+#include <Eigen/Eigenvalues>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "engine/forces/element_assembly.h"
+#include "engine/parallel/parallel.h"
+#include "engine/sim/rollback.h"
+#include "engine/sim/stages/inversion_alleviation.h"
+#include "engine/sim/stages/state_update.h"
+#include "engine/sim/surface_loads.h"
+
+namespace softbody {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Colours with fewer vertices than this are swept on one thread.
+constexpr Index kParallelColor = 256;
+
+// A vertex's 3x3 Newton matrix whose symmetric part is not positive definite (an element
+// compressed past its buckling point, a penalty contact's friction) is replaced by that part with
+// its eigenvalues raised to the vertex's inertia m/h^2: a descent step no longer than a free
+// vertex's.
+Vec3 newton_step(const Mat3& hessian, const Vec3& gradient, double inertia) {
+  const Mat3 symmetric = 0.5 * (hessian + hessian.transpose());
+  Eigen::LLT<Mat3> llt(symmetric);
+  if (llt.info() == Eigen::Success) {
+    // The matrix itself (friction makes it unsymmetric); LU is as cheap at 3x3.
+    return -hessian.partialPivLu().solve(gradient);
+  }
+  Eigen::SelfAdjointEigenSolver<Mat3> eigen;
+  eigen.computeDirect(symmetric);
+  const Vec3 clamped = eigen.eigenvalues().cwiseMax(inertia);
+  return -(eigen.eigenvectors() *
+           (clamped.cwiseInverse().asDiagonal() * (eigen.eigenvectors().transpose() * gradient)));
+}
+
+}  // namespace
+
+void check_vbd_model(const SimulationModel& model) {
+  if (!model.forces->element_form())
+    throw std::invalid_argument(
+        "integrator 'vbd' needs a material whose energy is a sum over tetrahedra (stvk-tl, "
+        "corotational, neo-hookean, mooney-rivlin, hybrid, element pressure); '" +
+        model.forces->name() +
+        "' as configured has none (edge-based StVK, spring networks and nodal pressure couple "
+        "beyond one element)");
+  if (model.viscous)
+    throw std::invalid_argument(
+        "integrator 'vbd' does not support viscous materials (material.viscoelastic, "
+        "rate_damping, bulk_viscosity): use implicit-euler or bdf2/bdf3");
+}
+
+VertexBlockDescent::VertexBlockDescent(std::shared_ptr<const SimulationModel> model)
+    : Integrator(std::move(model)) {
+  check_vbd_model(*model_);
+  const MeshTopology& topology = *model_->topology;
+  const auto n = static_cast<size_t>(topology.num_vertices());
+  // Corners: which tetrahedra (and which of their vertices) each vertex is.
+  corner_offsets_.assign(n + 1, 0);
+  for (const Tet& tet : topology.tets())
+    for (Index v : tet) ++corner_offsets_[static_cast<size_t>(v) + 1];
+  for (size_t i = 0; i < n; ++i) corner_offsets_[i + 1] += corner_offsets_[i];
+  corners_.resize(static_cast<size_t>(corner_offsets_[n]));
+  std::vector<Index> fill(corner_offsets_.begin(), corner_offsets_.end() - 1);
+  for (Index t = 0; t < topology.num_tets(); ++t)
+    for (int k = 0; k < 4; ++k) {
+      const auto v = static_cast<size_t>(topology.tets()[static_cast<size_t>(t)][k]);
+      corners_[static_cast<size_t>(fill[v]++)] = 4 * t + k;
+    }
+  // Greedy colouring in index order: no two vertices of an edge (hence of a tetrahedron) share a
+  // colour, so a colour's vertices are updated independently.
+  std::vector<Index> color(n, -1);
+  Index num_colors = 0;
+  std::vector<char> taken;
+  for (size_t i = 0; i < n; ++i) {
+    taken.assign(static_cast<size_t>(num_colors) + 1, 0);
+    for (const VertexEdge& ve : topology.vertex_edges(static_cast<Index>(i))) {
+      const EdgeVertices& e = topology.edges()[static_cast<size_t>(ve.edge)];
+      const Index other = e[0] == static_cast<Index>(i) ? e[1] : e[0];
+      const Index c = color[static_cast<size_t>(other)];
+      if (c >= 0) taken[static_cast<size_t>(c)] = 1;
+    }
+    Index c = 0;
+    while (taken[static_cast<size_t>(c)]) ++c;
+    color[i] = c;
+    num_colors = std::max(num_colors, c + 1);
+  }
+  color_offsets_.assign(static_cast<size_t>(num_colors) + 1, 0);
+  for (Index c : color) ++color_offsets_[static_cast<size_t>(c) + 1];
+  for (size_t c = 0; c < static_cast<size_t>(num_colors); ++c)
+    color_offsets_[c + 1] += color_offsets_[c];
+  color_vertices_.resize(n);
+  fill.assign(color_offsets_.begin(), color_offsets_.end() - 1);
+  for (size_t i = 0; i < n; ++i)
+    color_vertices_[static_cast<size_t>(fill[static_cast<size_t>(color[i])]++)] =
+        static_cast<Index>(i);
+}
+
+Vec3 VertexBlockDescent::vertex_update(size_t i, double h, double t_next,
+                                       double& gradient_squared) const {
+  const SimulationModel& m = *model_;
+  const IntegratorOptions& o = m.options;
+  const MeshTopology& topology = *m.topology;
+  const Vec3& x = x_[i];
+  const double inertia = m.mass[i] / (h * h);
+  // G's gradient and Hessian at vertex i: inertia and mass damping,
+  Vec3 g = inertia * (x - inertia_target_[i]) + o.alpha * m.mass[i] / h * (x - x_start_[i]);
+  Mat3 hessian = Mat3::Identity() * (inertia * (1 + o.alpha * h));
+  // the elastic energy of the tetrahedra around it,
+  for (Index k = corner_offsets_[i]; k < corner_offsets_[i + 1]; ++k) {
+    const Index corner = corners_[static_cast<size_t>(k)];
+    const auto local = static_cast<size_t>(corner % 4);
+    ElementContribution c = ElementContribution::zero(static_cast<int>(local));
+    m.forces->add_element(x_, corner / 4, kEvalForces | kEvalStiffness | kEvalOneVertex, c);
+    g += c.f[local];
+    hessian += c.diagonal[local];
+  }
+  // stiffness damping beta K_n (x - x_n) / h, row i,
+  if (o.beta != 0) {
+    Vec3 row = stiffness_start_.vertex_blocks[i] * (x - x_start_[i]);
+    for (const VertexEdge& ve : topology.vertex_edges(static_cast<Index>(i))) {
+      const EdgeVertices& e = topology.edges()[static_cast<size_t>(ve.edge)];
+      const Mat3& block = stiffness_start_.edge_blocks[static_cast<size_t>(ve.edge)];
+      if (ve.sign > 0) {
+        const auto j = static_cast<size_t>(e[1]);
+        row += block * (x_[j] - x_start_[j]);
+      } else {
+        const auto j = static_cast<size_t>(e[0]);
+        row += block.transpose() * (x_[j] - x_start_[j]);
+      }
+    }
+    g += o.beta / h * row;
+    hessian += o.beta / h * stiffness_start_.vertex_blocks[i];
+  }
+  // and the external forces at the vertex's own iterate (velocity (x - x_n) / h).
+  g -= loads_at_start_[i];
+  const Vec3 velocity = (x - x_start_[i]) / h;
+  for (size_t k = 0; k < obstacles_.size(); ++k) {
+    Vec3 force;
+    Mat3 dp, dv;
+    if (!contact_force(obstacles_[k], obstacle_poses_[k].first, obstacle_poses_[k].second, x,
+                       velocity, force, dp, dv))
+      continue;
+    g -= force;
+    hessian -= dp + dv / h;
+  }
+  for (size_t a : anchors_at_[i]) {
+    const Anchor& anchor = loads_.anchors[a];
+    const Vec3 target = anchor.target->position(t_next);
+    const Vec3 target_velocity = anchor.target->velocity(t_next);
+    g += anchor.stiffness * (x - target) + anchor.damping * (velocity - target_velocity);
+    hessian.diagonal().array() += anchor.stiffness + anchor.damping / h;
+  }
+  gradient_squared = g.squaredNorm();
+  return x + newton_step(hessian, g, inertia);
+}
+
+bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& stats) {
+  const SimulationModel& m = *model_;
+  const IntegratorOptions& o = m.options;
+  const auto n = static_cast<size_t>(m.topology->num_vertices());
+  const double t_next = state.t + h;
+  alleviate(m, h, loads_.anchors, state, stats);
+
+  x_start_ = state.p;
+  inertia_target_.resize(n);
+  for (size_t i = 0; i < n; ++i)
+    inertia_target_[i] = state.p[i] + h * state.v[i] + h * h * m.gravity;
+  // Surface loads at the step's start; everything else is evaluated at each iterate.
+  ExternalForceOutput loads;
+  loads.reset(n);
+  add_surface_loads(m.surface_loads, state.p, t_next, loads);
+  loads_at_start_ = loads.h;
+  if (o.beta != 0) {
+    stiffness_start_ = m.forces->evaluate(state.p, kEvalStiffness).K;
+  }
+  obstacles_.clear();
+  obstacle_poses_.clear();
+  for (const auto* list : {&loads_.obstacles, &loads_.constraint_obstacles})
+    for (const Obstacle& o_k : *list) {
+      Obstacle penalty = posed_at(o_k, t_next);
+      penalty.contact.model = ContactModel::kPenalty;
+      obstacles_.push_back(penalty);
+      obstacle_poses_.emplace_back(o_k.trajectory->position(t_next),
+                                   o_k.trajectory->velocity(t_next));
+    }
+  anchors_at_.assign(n, {});
+  for (size_t a = 0; a < loads_.anchors.size(); ++a)
+    anchors_at_[static_cast<size_t>(loads_.anchors[a].vertex)].push_back(a);
+
+  // VBD's adaptive initial guess: the last step's acceleration along gravity, in [0, |g|].
+  const SimulationState::History& history = state.history;
+  const bool has_previous = history.t == state.t && history.dt == h && !history.v.empty();
+  const double g_norm = m.gravity.norm();
+  x_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    Vec3 guess = state.p[i] + h * state.v[i];
+    if (has_previous && g_norm > 0) {
+      const Vec3 direction = m.gravity / g_norm;
+      const double along = ((state.v[i] - history.v[0][i]) / h).dot(direction);
+      guess += h * h * std::clamp(along, 0.0, g_norm) * direction;
+    }
+    x_[i] = (!m.fixed.empty() && m.fixed[i]) ? state.p[i] : guess;
+  }
+
+  // Sweeps: colours in order, a colour's vertices in parallel; Chebyshev over whole sweeps.
+  const double rho = o.chebyshev;
+  double omega = 1;
+  x_previous_ = x_;
+  double first_gradient = 0, last_gradient = 0;
+  std::vector<double> gradient_squared(n, 0.0);
+  for (int sweep = 0; sweep < o.iterations; ++sweep) {
+    x_before_previous_ = x_previous_;
+    x_previous_ = x_;
+    for (size_t c = 0; c + 1 < color_offsets_.size(); ++c) {
+      const Index begin = color_offsets_[c], count = color_offsets_[c + 1] - begin;
+      const auto update = [&](std::ptrdiff_t k) {
+        const auto i = static_cast<size_t>(color_vertices_[static_cast<size_t>(begin + k)]);
+        if (!m.fixed.empty() && m.fixed[i]) return;
+        x_[i] = vertex_update(i, h, t_next, gradient_squared[i]);
+      };
+      // A small colour costs less than waking the team (the result is the same either way).
+      if (count < kParallelColor) {
+        for (std::ptrdiff_t k = 0; k < count; ++k) update(k);
+      } else {
+        parallel_for(count, update);
+      }
+    }
+    if (rho > 0) {
+      omega = sweep == 0 ? 1 : sweep == 1 ? 2 / (2 - rho * rho) : 4 / (4 - rho * rho * omega);
+      if (sweep > 0)
+        for (size_t i = 0; i < n; ++i)
+          x_[i] = omega * (x_[i] - x_before_previous_[i]) + x_before_previous_[i];
+    }
+    // |grad G| over the sweep's vertices as each met it (a Gauss-Seidel residual).
+    const double sum = deterministic_sum(static_cast<std::ptrdiff_t>(n), [&](std::ptrdiff_t i) {
+      return gradient_squared[static_cast<size_t>(i)];
+    });
+    if (sweep == 0) first_gradient = std::sqrt(sum);
+    last_gradient = std::sqrt(sum);
+  }
+  stats.iterations += o.iterations;
+  stats.residual = first_gradient > 0 ? last_gradient / first_gradient : 0;
+  stats.converged = std::isfinite(last_gradient);
+
+  Vec3Array p_next = x_, v_next(n);
+  for (size_t i = 0; i < n; ++i) v_next[i] = (x_[i] - state.p[i]) / h;
+  for (size_t i = 0; i < m.fixed.size(); ++i)
+    if (m.fixed[i]) {
+      p_next[i] = state.p[i];
+      v_next[i].setZero();
+    }
+  Vec3Array p_before = state.p, v_before = state.v;
+  if (!accept_update(m, p_next, v_next, t_next, state, stats)) return false;
+  // The previous state: VBD's next initial guess, and a valid one-entry history for BDF.
+  state.history = {};
+  state.history.p.push_back(std::move(p_before));
+  state.history.v.push_back(std::move(v_before));
+  state.history.dt = h;
+  state.history.t = state.t;
+  return true;
+}
+
+StepStats VertexBlockDescent::step(SimulationState& state, const StepInputs& inputs) {
+  const auto start = Clock::now();
+  loads_ = step_loads(*model_, inputs);
+  StepStats stats;
+  stats.solver_method = "vbd";
+  stats.stop_reason = StopReason::kMaxIterations;
+  step_with_rollback(
+      model_->options, state, stats,
+      [this](SimulationState& s, double dt, bool, StepStats& st) { return attempt(s, dt, st); });
+  stats.inverted_elements = count_inverted(*model_->topology, state.p);
+  stats.step_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace softbody
