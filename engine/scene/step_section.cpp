@@ -45,8 +45,7 @@ void read_step_options(JsonReader& root, bool viscous_material, IntegratorOption
         nw.fail("max_iterations", "must be in [1, 1000]");
       nw.finish();
     }
-    o.iterations = i.integer("iterations", o.iterations);
-    if (o.iterations < 1 || o.iterations > 10000) i.fail("iterations", "must lie in [1, 10000]");
+    o.iterations = read_integer_setting(i, "/integrator/iterations", o.iterations);
     o.chebyshev = i.number("chebyshev", o.chebyshev);
     if (!(o.chebyshev >= 0 && o.chebyshev < 1)) i.fail("chebyshev", "must lie in [0, 1)");
     if (i.has("alleviation")) {

@@ -20,6 +20,10 @@ using Clock = std::chrono::steady_clock;
 
 // Colours with fewer vertices than this are swept on one thread.
 constexpr Index kParallelColor = 256;
+// A vertex's step is halved at most this often; changes of its energy below this fraction of it
+// are round-off.
+constexpr int kMaxHalvings = 8;
+constexpr double kEnergyRoundOff = 1e-12;
 
 // A vertex's 3x3 Newton matrix whose symmetric part is not positive definite (an element
 // compressed past its buckling point, a penalty contact's friction) is replaced by that part with
@@ -101,40 +105,79 @@ VertexBlockDescent::VertexBlockDescent(std::shared_ptr<const SimulationModel> mo
         static_cast<Index>(i);
 }
 
-Vec3 VertexBlockDescent::vertex_update(size_t i, double h, double t_next,
-                                       double& gradient_squared) const {
+double VertexBlockDescent::local_energy(size_t i, double h, double t_next,
+                                        const Vec3& beta_neighbours, bool elements) {
+  const SimulationModel& m = *model_;
+  const IntegratorOptions& o = m.options;
+  const Vec3& x = x_[i];
+  const Vec3 d = x - x_start_[i];
+  double e = 0.5 * m.mass[i] / (h * h) * (x - inertia_target_[i]).squaredNorm() +
+             0.5 * o.alpha * m.mass[i] / h * d.squaredNorm() - loads_at_start_[i].dot(x);
+  for (Index k = corner_offsets_[i]; elements && k < corner_offsets_[i + 1]; ++k) {
+    ElementContribution c = ElementContribution::zero();
+    m.forces->add_element(x_, corners_[static_cast<size_t>(k)] / 4, kEvalEnergy, c);
+    e += c.energy;
+  }
+  if (o.beta != 0)
+    e += o.beta / h * (0.5 * d.dot(stiffness_start_.vertex_blocks[i] * d) + d.dot(beta_neighbours));
+  const Vec3 velocity = d / h;
+  for (size_t k = 0; k < obstacles_.size(); ++k) {
+    Vec3 force;
+    Mat3 dp, dv;
+    double depth = 0;
+    // The penalty's potential K_N d^2 / 2; its damping and friction dissipate and have none.
+    if (contact_force(obstacles_[k], obstacle_poses_[k].first, obstacle_poses_[k].second, x,
+                      velocity, force, dp, dv, &depth))
+      e += 0.5 * obstacles_[k].contact.stiffness * depth * depth;
+  }
+  for (size_t a : anchors_at_[i]) {
+    const Anchor& anchor = loads_.anchors[a];
+    const Vec3 offset = x - anchor.target->position(t_next);
+    const Vec3 slip = d - h * anchor.target->velocity(t_next);
+    e += 0.5 * anchor.stiffness * offset.squaredNorm() +
+         0.5 * anchor.damping / h * slip.squaredNorm();
+  }
+  return e;
+}
+
+void VertexBlockDescent::vertex_update(size_t i, double h, double t_next,
+                                       double& gradient_squared) {
   const SimulationModel& m = *model_;
   const IntegratorOptions& o = m.options;
   const MeshTopology& topology = *m.topology;
-  const Vec3& x = x_[i];
+  const Vec3 x = x_[i];
   const double inertia = m.mass[i] / (h * h);
   // G's gradient and Hessian at vertex i: inertia and mass damping,
   Vec3 g = inertia * (x - inertia_target_[i]) + o.alpha * m.mass[i] / h * (x - x_start_[i]);
   Mat3 hessian = Mat3::Identity() * (inertia * (1 + o.alpha * h));
+  double energy = 0;  // of its tetrahedra here; the rest of its share of G after the loop
   // the elastic energy of the tetrahedra around it,
   for (Index k = corner_offsets_[i]; k < corner_offsets_[i + 1]; ++k) {
     const Index corner = corners_[static_cast<size_t>(k)];
     const auto local = static_cast<size_t>(corner % 4);
     ElementContribution c = ElementContribution::zero(static_cast<int>(local));
-    m.forces->add_element(x_, corner / 4, kEvalForces | kEvalStiffness | kEvalOneVertex, c);
+    m.forces->add_element(x_, corner / 4,
+                          kEvalEnergy | kEvalForces | kEvalStiffness | kEvalOneVertex, c);
     g += c.f[local];
     hessian += c.diagonal[local];
+    energy += c.energy;
   }
-  // stiffness damping beta K_n (x - x_n) / h, row i,
+  // stiffness damping beta K_n (x - x_n) / h, row i (the neighbours' part held),
+  Vec3 beta_neighbours = Vec3::Zero();
   if (o.beta != 0) {
-    Vec3 row = stiffness_start_.vertex_blocks[i] * (x - x_start_[i]);
     for (const VertexEdge& ve : topology.vertex_edges(static_cast<Index>(i))) {
       const EdgeVertices& e = topology.edges()[static_cast<size_t>(ve.edge)];
       const Mat3& block = stiffness_start_.edge_blocks[static_cast<size_t>(ve.edge)];
       if (ve.sign > 0) {
         const auto j = static_cast<size_t>(e[1]);
-        row += block * (x_[j] - x_start_[j]);
+        beta_neighbours += block * (x_[j] - x_start_[j]);
       } else {
         const auto j = static_cast<size_t>(e[0]);
-        row += block.transpose() * (x_[j] - x_start_[j]);
+        beta_neighbours += block.transpose() * (x_[j] - x_start_[j]);
       }
     }
-    g += o.beta / h * row;
+    const Vec3 d = x - x_start_[i];
+    g += o.beta / h * (stiffness_start_.vertex_blocks[i] * d + beta_neighbours);
     hessian += o.beta / h * stiffness_start_.vertex_blocks[i];
   }
   // and the external forces at the vertex's own iterate (velocity (x - x_n) / h).
@@ -157,7 +200,19 @@ Vec3 VertexBlockDescent::vertex_update(size_t i, double h, double t_next,
     hessian.diagonal().array() += anchor.stiffness + anchor.damping / h;
   }
   gradient_squared = g.squaredNorm();
-  return x + newton_step(hessian, g, inertia);
+  energy += local_energy(i, h, t_next, beta_neighbours, /*elements=*/false);
+  // The Newton step, halved until the vertex's share of G does not rise: StVK's energy is not
+  // convex under compression, and an unguarded step there overshoots and feeds energy in (a soft
+  // knight rolled back 5 steps in 0.6 s at 10 sweeps). Only this vertex's x_ entry is written: its
+  // neighbours are of other colours and not being updated now.
+  const Vec3 step = newton_step(hessian, g, inertia);
+  for (int halving = 0; halving < kMaxHalvings; ++halving) {
+    x_[i] = x + std::ldexp(1.0, -halving) * step;
+    if (local_energy(i, h, t_next, beta_neighbours, /*elements=*/true) <=
+        energy + kEnergyRoundOff * std::abs(energy))
+      return;
+  }
+  x_[i] = x;
 }
 
 bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& stats) {
@@ -222,7 +277,7 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
       const auto update = [&](std::ptrdiff_t k) {
         const auto i = static_cast<size_t>(color_vertices_[static_cast<size_t>(begin + k)]);
         if (!m.fixed.empty() && m.fixed[i]) return;
-        x_[i] = vertex_update(i, h, t_next, gradient_squared[i]);
+        vertex_update(i, h, t_next, gradient_squared[i]);
       };
       // A small colour costs less than waking the team (the result is the same either way).
       if (count < kParallelColor) {

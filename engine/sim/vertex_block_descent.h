@@ -40,8 +40,14 @@ class VertexBlockDescent final : public Integrator {
 
  private:
   bool attempt(SimulationState& state, double dt, StepStats& stats);
-  // One vertex's Newton step on G with its neighbours held: the new position of vertex i.
-  Vec3 vertex_update(size_t i, double h, double t_next, double& gradient_squared) const;
+  // One vertex's Newton step on G with its neighbours held, guarded by a backtracking search on
+  // the vertex's share of G: moves x_[i].
+  void vertex_update(size_t i, double h, double t_next, double& gradient_squared);
+  // The vertex's share of G at x_[i] (its tetrahedra, inertia, damping, loads, penalty
+  // potentials; its tetrahedra only with `elements`), beta_neighbours = sum_j K_n,ij (x_j - x_n,j)
+  // of its neighbours.
+  double local_energy(size_t i, double h, double t_next, const Vec3& beta_neighbours,
+                      bool elements);
 
   // From the model, once: tetrahedron corners at each vertex (4 t + local index) and the
   // vertices grouped by colour.

@@ -166,7 +166,7 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
       << build_error(vbd);
   vbd["material"]["pressure"] = "element";
   vbd["integrator"] = {{"type", "vbd"}, {"iterations", 0}};
-  EXPECT_NE(build_error(vbd).find("/integrator/iterations: must lie in [1, 10000]"),
+  EXPECT_NE(build_error(vbd).find("/integrator/iterations: must be an integer in [1, 10000]"),
             std::string::npos)
       << build_error(vbd);
   vbd["integrator"] = {{"type", "vbd"}, {"chebyshev", 1.0}};

@@ -410,6 +410,7 @@ TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
   update.mutable_settings()->set_max_iterations(20);
   update.mutable_settings()->set_solver("cg");
   update.mutable_settings()->set_alleviation_sweeps(4);
+  update.mutable_settings()->set_iterations(30);
   v1::SessionInfo info;
   ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
   EXPECT_DOUBLE_EQ(info.settings().youngs_modulus(), 2e4);
@@ -417,6 +418,7 @@ TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
   EXPECT_EQ(info.settings().max_iterations(), 20);
   EXPECT_EQ(info.settings().solver(), "cg");
   EXPECT_EQ(info.settings().alleviation_sweeps(), 4);
+  EXPECT_EQ(info.settings().iterations(), 30);
   ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
   EXPECT_NEAR(info.last_step().sim_time(), 0.03, 1e-12);
   // The cap holds per linear solve: Newton makes one per iteration (and a fallback one more).

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The solver comparison of issue 23 (bench/RESULTS.md, "Solver comparison"): for each integrator
+# and iteration count, the distance to converged implicit Euler on the same energy (softbody-sim
+# run --reference: the exact reference, Newton to 1e-10) against the median wall time per step,
+# on one thread. Scenes: the knight sagging on its base (stiff, E = 200 kPa, and soft, 20 kPa)
+# and the default scene's sphere pushing a body (a tool), all with the per-element StVK law
+# (stvk-tl: the fast solvers need per-element energies). Takes about 5 minutes; run on a quiet
+# machine. JSON lines go to $RESULTS_DIR (default build/bench-results)/solver-comparison.jsonl;
+# bench/summarize_solver_comparison.py prints the table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/build.sh softbody-sim >/dev/null
+sim=build/release/engine/cli/softbody-sim
+out=${RESULTS_DIR:-build/bench-results}
+mkdir -p "$out"
+result="$out/solver-comparison.jsonl"
+: >"$result"
+duration=${DURATION:-1}
+
+run() {  # run LABEL SCENE-NAME SCENE-FILE [--set ...]
+  local label=$1 name=$2 scene=$3
+  shift 3
+  "$sim" run "$scene" --threads 1 --reference --json --duration "$duration" \
+    --set material.model=stvk-tl "$@" | tail -n 1 |
+    python3 -c "import json,sys; d=json.load(sys.stdin); d['label']='$label'; d['case']='$name'; print(json.dumps(d))" >>"$result"
+  echo "  $name $label" >&2
+}
+
+for case in knight-stiff knight-soft default-push; do
+  case $case in
+    knight-stiff) scene=scenes/knight.json; extra=() ;;
+    knight-soft) scene=scenes/knight.json; extra=(--set material.E=2e4) ;;
+    default-push) scene=scenes/default.json; extra=() ;;
+  esac
+  run linearized-backward-euler "$case" "$scene" "${extra[@]}" --set integrator.type=linearized-backward-euler
+  run implicit-euler "$case" "$scene" "${extra[@]}" --set integrator.type=implicit-euler
+  for n in 5 10 20 40 80; do
+    run "vbd $n" "$case" "$scene" "${extra[@]}" --set integrator.type=vbd --set integrator.iterations=$n
+  done
+  for n in 10 40; do
+    run "vbd $n, chebyshev 0.9" "$case" "$scene" "${extra[@]}" --set integrator.type=vbd \
+      --set integrator.iterations=$n --set integrator.chebyshev=0.9
+  done
+done
+python3 bench/summarize_solver_comparison.py "$result"
