@@ -6,6 +6,7 @@
 #include "engine/scene/body_section.h"
 #include "engine/scene/constraint_section.h"
 #include "engine/scene/contact_section.h"
+#include "engine/scene/initial_velocity_section.h"
 #include "engine/scene/json_reader.h"
 #include "engine/scene/loads_section.h"
 #include "engine/scene/obstacle_section.h"
@@ -35,7 +36,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   root.string("description", "");
   root.only({"units", "name", "description", "mesh", "material", "damping", "integrator", "solver",
              "robustness", "dt", "duration", "gravity", "fixed", "anchors", "obstacles", "loads",
-             "probes", "contact"});
+             "probes", "contact", "initial_velocity"});
   JsonReader mesh_section = root.object("mesh");
   JsonReader material = root.object("material");
   auto build_body = [&] {
@@ -63,6 +64,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   if (!(scene.duration > 0)) root.fail("duration", "must be > 0");
   model->gravity = root.vec3("gravity", Vec3(0, -9.81, 0) / length, 1);
   model->fixed = read_fixed(root, mesh);
+  model->initial_velocity = read_initial_velocity(root, mesh.vertices.size(), model->fixed);
   model->surface_loads = read_loads(root, mesh, *body.topology);
   scene.probes = read_probes(root, mesh);
   model->anchors = read_anchors(root, mesh, body.permutation);

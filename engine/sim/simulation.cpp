@@ -8,6 +8,7 @@ SimulationState rest_state(const SimulationModel& model) {
   SimulationState state;
   state.p = model.rest;
   state.v.assign(model.rest.size(), Vec3::Zero());
+  if (model.initial_velocity.size() == model.rest.size()) state.v = model.initial_velocity;
   return state;
 }
 

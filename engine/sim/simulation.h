@@ -31,6 +31,8 @@ struct SimulationModel {
   std::vector<Anchor> anchors;
   std::vector<Obstacle> obstacles;
   std::vector<SurfaceLoad> surface_loads;  // the scene's `loads`
+  // The velocities a fresh or reset state starts with (scene `initial_velocity`); empty: at rest.
+  Vec3Array initial_velocity;
   IntegratorOptions options;
   ContactOptions contact;  // for obstacles whose contact model is constraint
 };
@@ -82,6 +84,7 @@ struct SimulationState {
   } history;
 };
 
+// The rest shape with the model's initial velocities (at rest without them).
 SimulationState rest_state(const SimulationModel& model);
 
 // Mean distance of the vertices from their rest positions over the rest bounding-box diagonal:

@@ -174,6 +174,34 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
       << build_error(vbd);
 }
 
+// initial_velocity: seeded, the same for the same seed, zero on fixed vertices, in scene units.
+TEST(Scene, RandomInitialVelocities) {
+  nlohmann::json doc = minimal_scene();
+  EXPECT_TRUE(build_scene(doc, "t", ".").model->initial_velocity.empty());
+  doc["units"] = "mm";
+  doc["mesh"]["box"]["size"] = {200, 100, 100};
+  doc["fixed"] = {{{"set", "xmin"}}};
+  doc["initial_velocity"] = {{"random", 500}, {"seed", 7}};  // 0.5 m/s
+  const Scene a = build_scene(doc, "t", ".");
+  const SimulationState state = rest_state(*a.model);
+  double fastest_component = 0;
+  for (size_t i = 0; i < state.v.size(); ++i) {
+    if (a.model->fixed[i]) {
+      EXPECT_EQ(state.v[i], Vec3::Zero());
+      continue;
+    }
+    fastest_component = std::max(fastest_component, state.v[i].cwiseAbs().maxCoeff());
+  }
+  EXPECT_LE(fastest_component, 0.5);
+  EXPECT_GT(fastest_component, 0.1);
+  EXPECT_EQ(build_scene(doc, "t", ".").model->initial_velocity, a.model->initial_velocity);
+  doc["initial_velocity"]["seed"] = 8;
+  EXPECT_NE(build_scene(doc, "t", ".").model->initial_velocity, a.model->initial_velocity);
+  doc["initial_velocity"]["random"] = -1;
+  EXPECT_NE(build_error(doc).find("/initial_velocity/random: must be >= 0"), std::string::npos)
+      << build_error(doc);
+}
+
 TEST(Scene, ViscoelasticMaterial) {
   nlohmann::json doc = minimal_scene();
   doc["material"]["viscoelastic"] = {
