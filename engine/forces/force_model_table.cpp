@@ -82,6 +82,9 @@ const std::vector<ForceModelEntry>& force_model_table() {
       {NeoHookeanKernel::kName, make_neo_hookean, kernel_energy<NeoHookeanKernel>},
       {MooneyRivlinKernel::kName, make_mooney_rivlin, kernel_energy<MooneyRivlinKernel>},
       {HybridKernel::kName, make_model<ElementModel<HybridKernel>>, kernel_energy<HybridKernel>},
+      {SnhKernel::kName, make_model<ElementModel<SnhKernel>>, kernel_energy<SnhKernel>},
+      {SnhSmithKernel::kName, make_model<ElementModel<SnhSmithKernel>>,
+       kernel_energy<SnhSmithKernel>},
   };
   return table;
 }

@@ -103,7 +103,51 @@ void polyconvex_element(const Vec3Array& p, const Tet& tet, const TetRestGeometr
       what, c);
 }
 
+// The stable Neo-Hookean laws (Smith et al. 2018; Kim and Eberle 2020), with their own Lame
+// parameters (mu_s, lambda_s) and rest-stability offset alpha:
+//   W = mu_s/2 (I_C - 3) + lambda_s/2 (J - alpha)^2 - smith * mu_s/2 ln(I_C + 1) - W(I).
+// No logarithm of J: finite and smooth through J = 0, so an inverted element is pushed back out.
+void stable_neo_hookean_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
+                                double mu_s, double lambda_s, double alpha, bool smith,
+                                unsigned what, ElementContribution& c) {
+  const Mat3 f = deformation_gradient(p, tet, g);
+  const double i_c = f.squaredNorm();
+  const double j = f.determinant();
+  const double rest =
+      0.5 * lambda_s * (1 - alpha) * (1 - alpha) - (smith ? 0.5 * mu_s * std::log(4.0) : 0.0);
+  c.energy = g.volume * (0.5 * mu_s * (i_c - 3) + 0.5 * lambda_s * (j - alpha) * (j - alpha) -
+                         (smith ? 0.5 * mu_s * std::log(i_c + 1) : 0.0) - rest);
+  if (!(what & (kEvalForces | kEvalStiffness))) return;
+  const Mat3 cof = cofactor(f);
+  const double q = smith ? mu_s / (i_c + 1) : 0.0;  // the log term's factor
+  const Mat3 piola = (mu_s - q) * f + lambda_s * (j - alpha) * cof;
+  assemble_from_piola(
+      g, piola,
+      [&](const Mat3& df) {
+        const Mat3 dcof = 0.5 * (cofactor(f + df) - cofactor(f - df));
+        const double f_df = f.cwiseProduct(df).sum();
+        return Mat3((mu_s - q) * df + (2 * q / (i_c + 1) * f_df) * f +
+                    lambda_s * cof.cwiseProduct(df).sum() * cof + lambda_s * (j - alpha) * dcof);
+      },
+      what, c);
+}
+
 }  // namespace
+
+void snh_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                 double mu, unsigned what, ElementContribution& c) {
+  // Kim and Eberle: lambda_s = lambda + mu makes the small-strain law the material's.
+  const double lambda_s = lambda + mu;
+  stable_neo_hookean_element(p, tet, g, mu, lambda_s, 1 + mu / lambda_s, false, what, c);
+}
+
+void snh_smith_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                       double mu, unsigned what, ElementContribution& c) {
+  // Smith et al.'s mapping: mu_s = 4 mu / 3, lambda_s = lambda + 5 mu / 6.
+  const double mu_s = 4 * mu / 3, lambda_s = lambda + 5 * mu / 6;
+  stable_neo_hookean_element(p, tet, g, mu_s, lambda_s, 1 + 3 * mu_s / (4 * lambda_s), true, what,
+                             c);
+}
 
 void neo_hookean_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
                          double lambda, double mu, unsigned what, ElementContribution& c) {

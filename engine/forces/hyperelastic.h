@@ -30,12 +30,25 @@ void mooney_rivlin_element(const Vec3Array& p, const Tet& tet, const TetRestGeom
                            double lambda, double mu, unsigned what, ElementContribution& c);
 void hybrid_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
                     double mu, unsigned what, ElementContribution& c);
+// Stable Neo-Hookean (seed 004's list): Kim and Eberle's W = mu/2 (I_C - 3) + lambda_s/2 (J -
+// alpha)^2, alpha = 1 + mu/lambda_s, lambda_s = lambda + mu; and Smith et al.'s, with the term
+// -mu_s/2 ln(I_C + 1), mu_s = 4 mu / 3, lambda_s = lambda + 5 mu / 6, alpha = 1 + 3 mu_s / (4
+// lambda_s). Both remap the Lame parameters so that small strains see the material's E and nu,
+// and have no ln J: an inverted element keeps a finite energy that pushes it back out.
+void snh_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                 double mu, unsigned what, ElementContribution& c);
+void snh_smith_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                       double mu, unsigned what, ElementContribution& c);
 
 inline constexpr char kNeoHookeanName[] = "neo-hookean";
 inline constexpr char kMooneyRivlinName[] = "mooney-rivlin";
 inline constexpr char kHybridName[] = "hybrid";
+inline constexpr char kSnhName[] = "snh";
+inline constexpr char kSnhSmithName[] = "snh-smith";
 using NeoHookeanKernel = KernelOf<neo_hookean_element, kNeoHookeanName>;
 using MooneyRivlinKernel = KernelOf<mooney_rivlin_element, kMooneyRivlinName>;
 using HybridKernel = KernelOf<hybrid_element, kHybridName>;
+using SnhKernel = KernelOf<snh_element, kSnhName>;
+using SnhSmithKernel = KernelOf<snh_smith_element, kSnhSmithName>;
 
 }  // namespace softbody

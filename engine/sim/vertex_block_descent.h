@@ -8,7 +8,8 @@
 // tetrahedra without assembling or factorizing a matrix.
 //
 // - Energies: the force model's per-element form (ForceModel::element_form): stvk-tl,
-//   corotational, neo-hookean, mooney-rivlin, hybrid, with or without the volumetric penalty.
+//   corotational, neo-hookean, mooney-rivlin, hybrid, snh, snh-smith, with or without the
+//   volumetric penalty.
 //   Edge-based StVK, spring networks, nodal pressure and viscous materials have none and are
 //   refused by name (check_vbd_model).
 // - Damping: Rayleigh alpha M v and beta K_n v with K at the step's start, as the Newton

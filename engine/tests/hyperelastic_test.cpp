@@ -45,6 +45,23 @@ TEST(Hyperelastic, AHomogeneousStretchMatchesTheClosedForm) {
         // Without rotation S = F: mu |F - I|^2 + lambda / 2 tr(E)^2.
         {"hybrid", mu * (f - Mat3::Identity()).squaredNorm() + lambda / 2 * tr_e * tr_e,
          Mat3(2 * mu * (f - Mat3::Identity()) + lambda * tr_e * f)},
+        // Kim and Eberle's stable Neo-Hooke, lambda_s = lambda + mu, alpha = 1 + mu / lambda_s.
+        {"snh",
+         mu / 2 * (i1 - 3) +
+             (lambda + mu) / 2 *
+                 (std::pow(j - 1 - mu / (lambda + mu), 2) - std::pow(mu / (lambda + mu), 2)),
+         Mat3(mu * f + (lambda + mu) * (j - 1 - mu / (lambda + mu)) * j * f_inv_t)},
+        // Smith et al.'s, mu_s = 4 mu / 3, lambda_s = lambda + 5 mu / 6.
+        {"snh-smith",
+         [&] {
+           const double ms = 4 * mu / 3, ls = lambda + 5 * mu / 6, a = 1 + 3 * ms / (4 * ls);
+           return ms / 2 * (i1 - 3) + ls / 2 * ((j - a) * (j - a) - (1 - a) * (1 - a)) -
+                  ms / 2 * (std::log(i1 + 1) - std::log(4.0));
+         }(),
+         [&] {
+           const double ms = 4 * mu / 3, ls = lambda + 5 * mu / 6, a = 1 + 3 * ms / (4 * ls);
+           return Mat3(ms * f + ls * (j - a) * j * f_inv_t - ms / (i1 + 1) * f);
+         }()},
     };
     for (const Expected& x : expected) {
       auto model = make_force_model(x.model, topo, mesh.vertices, kTissue);
@@ -62,7 +79,7 @@ TEST(Hyperelastic, EveryLawIsLinearElasticityAtSmallStrain) {
   const TetMesh mesh = make_box_mesh({.nx = 3, .ny = 2, .nz = 2, .size = Vec3(0.3, 0.2, 0.2)});
   auto topo = std::make_shared<const MeshTopology>(mesh);
   auto linear = make_force_model("stvk-tl", topo, mesh.vertices, kTissue);
-  for (const char* name : {"neo-hookean", "mooney-rivlin", "hybrid"}) {
+  for (const char* name : {"neo-hookean", "mooney-rivlin", "hybrid", "snh", "snh-smith"}) {
     auto model = make_force_model(name, topo, mesh.vertices, kTissue);
     // Rest is stress free, and the stiffness at rest is linear elasticity's.
     const ForceOutput at_rest = model->evaluate(mesh.vertices);
@@ -85,7 +102,7 @@ TEST(Hyperelastic, AnInvertedElementIsPushedBackOut) {
   inverted[3] = Vec3(0.1, 0.1, -0.3);
   const double c0 = six_signed_volume(inverted, tet.tets[0]);
   ASSERT_LT(c0, 0);
-  for (const char* name : {"neo-hookean", "mooney-rivlin"}) {
+  for (const char* name : {"neo-hookean", "mooney-rivlin", "snh", "snh-smith"}) {
     auto model = make_force_model(name, topo, tet.vertices, kTissue);
     const ForceOutput out = model->evaluate(inverted);
     EXPECT_TRUE(std::isfinite(out.energy)) << name;
