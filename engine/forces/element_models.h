@@ -6,6 +6,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "engine/forces/element_assembly.h"
 #include "engine/forces/rest_geometry.h"
@@ -55,12 +56,23 @@ inline constexpr char kCorotationalName[] = "corotational";
 using StvkTotalLagrangianKernel = KernelOf<stvk_tl_element, kStvkTotalLagrangianName>;
 using CorotationalKernel = KernelOf<corotational_element, kCorotationalName>;
 
+// A kernel with parameters of its own (beyond lambda and mu) is built from the material; the
+// others are stateless.
+template <typename Kernel>
+Kernel make_kernel(const Material& material) {
+  if constexpr (std::is_constructible_v<Kernel, const Material&>)
+    return Kernel(material);
+  else
+    return Kernel{};
+}
+
 template <typename Kernel>
 class ElementModel final : public ForceModel {
  public:
   ElementModel(std::shared_ptr<const MeshTopology> topology, const Vec3Array& rest,
                const Material& material)
       : ForceModel(std::move(topology)),
+        kernel_(make_kernel<Kernel>(material)),
         geometry_(compute_rest_geometry(rest, topology_->tets())),
         coloring_(color_tets(*topology_)),
         lambda_(material.lambda()),
@@ -80,7 +92,7 @@ class ElementModel final : public ForceModel {
     const auto& tets = topology_->tets();
     assemble_elements(*topology_, coloring_, what, dynamic_cast<ElementWorkspace&>(workspace), out,
                       [&](Index t, unsigned w, ElementContribution& c) {
-                        Kernel::element(p, tets[static_cast<size_t>(t)],
+                        kernel_.element(p, tets[static_cast<size_t>(t)],
                                         geometry_[static_cast<size_t>(t)], lambda_, mu_, w, c);
                       });
   }
@@ -89,12 +101,13 @@ class ElementModel final : public ForceModel {
                    ElementContribution& c) const override {
     ElementContribution own;
     own.vertex = c.vertex;
-    Kernel::element(p, topology_->tets()[static_cast<size_t>(t)], geometry_[static_cast<size_t>(t)],
+    kernel_.element(p, topology_->tets()[static_cast<size_t>(t)], geometry_[static_cast<size_t>(t)],
                     lambda_, mu_, what, own);
     add_contribution(own, what, c);
   }
 
  private:
+  Kernel kernel_;
   std::vector<TetRestGeometry> geometry_;
   TetColoring coloring_;
   double lambda_, mu_;

@@ -12,13 +12,12 @@ std::vector<double> strain_energy_density(const std::string& model, const TetMes
                                           const Vec3Array& p, bool nodal_pressure) {
   const std::vector<TetRestGeometry> geometry = compute_rest_geometry(rest.vertices, rest.tets);
   const Material element = nodal_pressure ? nodal_split(material) : material;
-  const double lambda = element.lambda(), mu = element.mu();
   const ForceModelEntry& entry = force_model_entry(model);
   std::vector<double> density(rest.tets.size());
   for (size_t t = 0; t < rest.tets.size(); ++t) {
     const Tet& tet = rest.tets[t];
     const TetRestGeometry& g = geometry[t];
-    double w = entry.element_energy(p, rest.vertices, tet, g, lambda, mu);
+    double w = entry.element_energy(p, rest.vertices, tet, g, element);
     const double theta = six_signed_volume(p, tet) / six_signed_volume(rest.vertices, tet) - 1;
     double psi, dpsi, ddpsi;
     volumetric_density(volumetric, element, theta, psi, dpsi, ddpsi);

@@ -11,24 +11,25 @@ namespace softbody {
 namespace {
 
 double stvk_energy(const Vec3Array& p, const Vec3Array&, const Tet& tet, const TetRestGeometry& g,
-                   double lambda, double mu) {
+                   const Material& material) {
   ElementContribution c;
-  stvk_tl_element(p, tet, g, lambda, mu, kEvalEnergy, c);
+  stvk_tl_element(p, tet, g, material.lambda(), material.mu(), kEvalEnergy, c);
   return c.energy;
 }
 
 template <typename Kernel>
 double kernel_energy(const Vec3Array& p, const Vec3Array&, const Tet& tet, const TetRestGeometry& g,
-                     double lambda, double mu) {
+                     const Material& material) {
   ElementContribution c;
-  Kernel::element(p, tet, g, lambda, mu, kEvalEnergy, c);
+  make_kernel<Kernel>(material).element(p, tet, g, material.lambda(), material.mu(), kEvalEnergy,
+                                        c);
   return c.energy;
 }
 
 // The spring energy 1/4 L(E) zeta^2 split by the element contributions L_T(E,E) to L(E).
 double spring_network_energy(const Vec3Array& p, const Vec3Array& rest, const Tet& tet,
-                             const TetRestGeometry& g, double lambda, double mu) {
-  const EdgeConstants l = tet_edge_constants(g, lambda, mu);
+                             const TetRestGeometry& g, const Material& material) {
+  const EdgeConstants l = tet_edge_constants(g, material.lambda(), material.mu());
   double w = 0;
   for (int k = 0; k < 6; ++k) {
     const auto a = static_cast<size_t>(tet[static_cast<size_t>(kTetEdgeLocal[k][0])]);
@@ -71,6 +72,19 @@ std::unique_ptr<ForceModel> make_neo_hookean(std::shared_ptr<const MeshTopology>
   return std::make_unique<ElementModel<NeoHookeanKernel>>(std::move(topology), rest, material);
 }
 
+// Clamped Neo-Hooke: as Neo-Hooke, lambda >= 0; its clamp inside (0, 1).
+std::unique_ptr<ForceModel> make_clamped_neo_hookean(std::shared_ptr<const MeshTopology> topology,
+                                                     const Vec3Array& rest,
+                                                     const Material& material) {
+  if (!(material.lambda() >= 0))
+    throw std::invalid_argument(
+        "cnh needs lambda >= 0 (nu >= 0): below it its energy has no lower bound under expansion");
+  if (!(material.cnh_threshold > 0 && material.cnh_threshold < 1))
+    throw std::invalid_argument("cnh_threshold must lie in (0, 1)");
+  return std::make_unique<ElementModel<ClampedNeoHookeanKernel>>(std::move(topology), rest,
+                                                                 material);
+}
+
 }  // namespace
 
 const std::vector<ForceModelEntry>& force_model_table() {
@@ -85,6 +99,8 @@ const std::vector<ForceModelEntry>& force_model_table() {
       {SnhKernel::kName, make_model<ElementModel<SnhKernel>>, kernel_energy<SnhKernel>},
       {SnhSmithKernel::kName, make_model<ElementModel<SnhSmithKernel>>,
        kernel_energy<SnhSmithKernel>},
+      {ClampedNeoHookeanKernel::kName, make_clamped_neo_hookean,
+       kernel_energy<ClampedNeoHookeanKernel>},
   };
   return table;
 }

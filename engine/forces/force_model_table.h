@@ -19,7 +19,7 @@ struct ForceModelEntry {
   // Strain energy of one tetrahedron at p (without the volumetric term): per element, models
   // that are the same law share the expression (stvk-edge's energy is stvk-tl's).
   double (*element_energy)(const Vec3Array& p, const Vec3Array& rest, const Tet& tet,
-                           const TetRestGeometry& g, double lambda, double mu);
+                           const TetRestGeometry& g, const Material& material);
 };
 
 const std::vector<ForceModelEntry>& force_model_table();

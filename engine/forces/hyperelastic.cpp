@@ -21,9 +21,8 @@ Polyconvex polyconvex(double lambda, double mu, double b) {
   return k;
 }
 
-// ln J and its first two derivatives, continued quadratically below kLogContinuation.
-void log_j(double j, double& l, double& dl, double& ddl) {
-  const double j0 = kLogContinuation;
+// ln J and its first two derivatives, continued quadratically below j0.
+void log_j(double j, double& l, double& dl, double& ddl, double j0 = kLogContinuation) {
   if (j >= j0) {
     l = std::log(j);
     dl = 1 / j;
@@ -147,6 +146,26 @@ void snh_smith_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry
   const double mu_s = 4 * mu / 3, lambda_s = lambda + 5 * mu / 6;
   stable_neo_hookean_element(p, tet, g, mu_s, lambda_s, 1 + 3 * mu_s / (4 * lambda_s), true, what,
                              c);
+}
+
+void cnh_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                 double mu, double threshold, unsigned what, ElementContribution& c) {
+  const Mat3 f = deformation_gradient(p, tet, g);
+  const double i_c = f.squaredNorm();
+  double l, dl, ddl;
+  log_j(f.determinant(), l, dl, ddl, threshold);
+  c.energy = g.volume * (0.5 * mu * (i_c - 3) - mu * l + 0.5 * lambda * l * l);
+  if (!(what & (kEvalForces | kEvalStiffness))) return;
+  const Mat3 cof = cofactor(f);
+  // dW/dJ = (lambda f - mu) f'; d2W/dJ2 = lambda f'^2 + (lambda f - mu) f''.
+  const double w1 = (lambda * l - mu) * dl, w2 = lambda * dl * dl + (lambda * l - mu) * ddl;
+  assemble_from_piola(
+      g, Mat3(mu * f + w1 * cof),
+      [&](const Mat3& df) {
+        const Mat3 dcof = 0.5 * (cofactor(f + df) - cofactor(f - df));
+        return Mat3(mu * df + w2 * cof.cwiseProduct(df).sum() * cof + w1 * dcof);
+      },
+      what, c);
 }
 
 void neo_hookean_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,

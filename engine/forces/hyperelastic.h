@@ -39,6 +39,12 @@ void snh_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, d
                  double mu, unsigned what, ElementContribution& c);
 void snh_smith_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
                        double mu, unsigned what, ElementContribution& c);
+// Clamped Neo-Hooke (Liu et al. 2017; seed 004's CNH): Bonet and Wood's
+//   W = mu/2 (I_C - 3) - mu f(J) + lambda/2 f(J)^2,  f = ln J,
+// with f continued below J0 by its quadratic Taylor polynomial, so an inverted element has a
+// finite energy (J0 = Material::cnh_threshold).
+void cnh_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+                 double mu, double threshold, unsigned what, ElementContribution& c);
 
 inline constexpr char kNeoHookeanName[] = "neo-hookean";
 inline constexpr char kMooneyRivlinName[] = "mooney-rivlin";
@@ -50,5 +56,14 @@ using MooneyRivlinKernel = KernelOf<mooney_rivlin_element, kMooneyRivlinName>;
 using HybridKernel = KernelOf<hybrid_element, kHybridName>;
 using SnhKernel = KernelOf<snh_element, kSnhName>;
 using SnhSmithKernel = KernelOf<snh_smith_element, kSnhSmithName>;
+struct ClampedNeoHookeanKernel {
+  static constexpr const char* kName = "cnh";
+  double threshold;
+  explicit ClampedNeoHookeanKernel(const Material& material) : threshold(material.cnh_threshold) {}
+  void element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, double lambda,
+               double mu, unsigned what, ElementContribution& c) const {
+    cnh_element(p, tet, g, lambda, mu, threshold, what, c);
+  }
+};
 
 }  // namespace softbody

@@ -10,6 +10,10 @@ struct Material {
   double youngs_modulus = 1e5;  // E [Pa]
   double poisson_ratio = 0.4;   // nu, in (-1, 0.5)
   double density = 1000.0;      // rho [kg/m^3] (used by integrators, not by force models)
+  // The clamped Neo-Hooke law (cnh) only: below this J its ln J is continued by its quadratic
+  // Taylor polynomial. Seed 004 says 0.5, Liu et al.'s code uses 0.1; 0.5 keeps strongly
+  // compressed elements on the smooth quadratic, which is what the law is for.
+  double cnh_threshold = 0.5;
 
   double lambda() const {
     return youngs_modulus * poisson_ratio / ((1 + poisson_ratio) * (1 - 2 * poisson_ratio));

@@ -118,8 +118,8 @@ PressureMode parse_pressure_mode(const std::string& name) {
 std::shared_ptr<const SceneBody> read_body(JsonReader mesh_section, JsonReader mat,
                                            const std::string& base_dir,
                                            const TetMesh* uploaded_mesh) {
-  mat.only(
-      {"E", "nu", "density", "model", "volumetric", "pressure", "viscoelastic", "rate_damping"});
+  mat.only({"E", "nu", "density", "model", "volumetric", "pressure", "viscoelastic", "rate_damping",
+            "cnh_threshold"});
   auto body = std::make_shared<SceneBody>();
   body->mesh = read_mesh(mesh_section, base_dir, uploaded_mesh, body->permutation);
   Material& material = body->material;
@@ -137,6 +137,12 @@ std::shared_ptr<const SceneBody> read_body(JsonReader mesh_section, JsonReader m
     material.youngs_modulus = 2 * constant_q->long_term * (1 + material.poisson_ratio);
   material.density = mat.required_number("density", -3);
   body->model_name = mat.string("model", "stvk-edge");
+  if (mat.has("cnh_threshold")) {
+    if (body->model_name != "cnh") mat.fail("cnh_threshold", "only for model \"cnh\"");
+    material.cnh_threshold = mat.number("cnh_threshold", material.cnh_threshold);
+    if (!(material.cnh_threshold > 0 && material.cnh_threshold < 1))
+      mat.fail("cnh_threshold", "must lie in (0, 1)");
+  }
   body->nodal_pressure = read_pressure_mode(mat, material.poisson_ratio);
   body->topology = std::make_shared<const MeshTopology>(
       body->mesh,

@@ -49,7 +49,8 @@ void check_vbd_model(const SimulationModel& model) {
   if (!model.forces->element_form())
     throw std::invalid_argument(
         "integrator 'vbd' needs a material whose energy is a sum over tetrahedra (stvk-tl, "
-        "corotational, neo-hookean, mooney-rivlin, hybrid, snh, snh-smith, element pressure); '" +
+        "corotational, neo-hookean, mooney-rivlin, hybrid, snh, snh-smith, cnh, element pressure); "
+        "'" +
         model.forces->name() +
         "' as configured has none (edge-based StVK, spring networks and nodal pressure couple "
         "beyond one element)");

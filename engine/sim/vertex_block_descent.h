@@ -8,7 +8,7 @@
 // tetrahedra without assembling or factorizing a matrix.
 //
 // - Energies: the force model's per-element form (ForceModel::element_form): stvk-tl,
-//   corotational, neo-hookean, mooney-rivlin, hybrid, snh, snh-smith, with or without the
+//   corotational, neo-hookean, mooney-rivlin, hybrid, snh, snh-smith, cnh, with or without the
 //   volumetric penalty.
 //   Edge-based StVK, spring networks, nodal pressure and viscous materials have none and are
 //   refused by name (check_vbd_model).

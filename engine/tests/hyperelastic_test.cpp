@@ -45,6 +45,9 @@ TEST(Hyperelastic, AHomogeneousStretchMatchesTheClosedForm) {
         // Without rotation S = F: mu |F - I|^2 + lambda / 2 tr(E)^2.
         {"hybrid", mu * (f - Mat3::Identity()).squaredNorm() + lambda / 2 * tr_e * tr_e,
          Mat3(2 * mu * (f - Mat3::Identity()) + lambda * tr_e * f)},
+        // Bonet and Wood's Neo-Hooke (J above the clamp at 0.5 here).
+        {"cnh", mu / 2 * (i1 - 3) - mu * std::log(j) + lambda / 2 * std::pow(std::log(j), 2),
+         Mat3(mu * (f - f_inv_t) + lambda * std::log(j) * f_inv_t)},
         // Kim and Eberle's stable Neo-Hooke, lambda_s = lambda + mu, alpha = 1 + mu / lambda_s.
         {"snh",
          mu / 2 * (i1 - 3) +
@@ -79,7 +82,7 @@ TEST(Hyperelastic, EveryLawIsLinearElasticityAtSmallStrain) {
   const TetMesh mesh = make_box_mesh({.nx = 3, .ny = 2, .nz = 2, .size = Vec3(0.3, 0.2, 0.2)});
   auto topo = std::make_shared<const MeshTopology>(mesh);
   auto linear = make_force_model("stvk-tl", topo, mesh.vertices, kTissue);
-  for (const char* name : {"neo-hookean", "mooney-rivlin", "hybrid", "snh", "snh-smith"}) {
+  for (const char* name : {"neo-hookean", "mooney-rivlin", "hybrid", "snh", "snh-smith", "cnh"}) {
     auto model = make_force_model(name, topo, mesh.vertices, kTissue);
     // Rest is stress free, and the stiffness at rest is linear elasticity's.
     const ForceOutput at_rest = model->evaluate(mesh.vertices);
@@ -102,7 +105,7 @@ TEST(Hyperelastic, AnInvertedElementIsPushedBackOut) {
   inverted[3] = Vec3(0.1, 0.1, -0.3);
   const double c0 = six_signed_volume(inverted, tet.tets[0]);
   ASSERT_LT(c0, 0);
-  for (const char* name : {"neo-hookean", "mooney-rivlin", "snh", "snh-smith"}) {
+  for (const char* name : {"neo-hookean", "mooney-rivlin", "snh", "snh-smith", "cnh"}) {
     auto model = make_force_model(name, topo, tet.vertices, kTissue);
     const ForceOutput out = model->evaluate(inverted);
     EXPECT_TRUE(std::isfinite(out.energy)) << name;
@@ -114,6 +117,32 @@ TEST(Hyperelastic, AnInvertedElementIsPushedBackOut) {
     EXPECT_LT(force_vs_energy_error(*model, inverted), 1e-6) << name;
     EXPECT_LT(stiffness_vs_force_error(*model, inverted), 1e-6) << name;
   }
+}
+
+// CNH's clamp: below J0 the law is the quadratic continuation, smooth through J0, and J0 is the
+// material's (finite-difference checks of f and K there, and a different energy below a
+// different J0).
+TEST(Hyperelastic, TheClampedNeoHookeContinuesBelowItsThreshold) {
+  const TetMesh tet = test::single_tet();
+  auto topo = std::make_shared<const MeshTopology>(tet);
+  Vec3Array squashed = tet.vertices;
+  squashed[3] *= 0.3;  // J = 0.3
+  Material low = kTissue, high = kTissue;
+  low.cnh_threshold = 0.1;
+  high.cnh_threshold = 0.5;
+  auto below = make_force_model("cnh", topo, tet.vertices, high);  // 0.3 < 0.5: continued
+  auto above = make_force_model("cnh", topo, tet.vertices, low);   // 0.3 > 0.1: ln J itself
+  EXPECT_LT(force_vs_energy_error(*below, squashed), 1e-6);
+  EXPECT_LT(stiffness_vs_force_error(*below, squashed), 1e-6);
+  const double lambda = kTissue.lambda(), mu = kTissue.mu();
+  const double v = six_signed_volume(tet.vertices, tet.tets[0]) / 6;
+  const Mat3 f = Vec3(1, 1, 0.3).asDiagonal();  // the single tet's corner 3 lies on the z axis
+  const double i1 = f.squaredNorm(), lnj = std::log(0.3);
+  EXPECT_NEAR(above->evaluate(squashed).energy,
+              v * (mu / 2 * (i1 - 3) - mu * lnj + lambda / 2 * lnj * lnj), 1e-9 * v * lambda);
+  const double s = 0.3 - 0.5, f_j = std::log(0.5) + s / 0.5 - s * s / (2 * 0.25);
+  EXPECT_NEAR(below->evaluate(squashed).energy,
+              v * (mu / 2 * (i1 - 3) - mu * f_j + lambda / 2 * f_j * f_j), 1e-9 * v * lambda);
 }
 
 TEST(Hyperelastic, LawsRefuseMaterialsTheyAreNotBoundedFor) {

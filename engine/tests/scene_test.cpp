@@ -174,6 +174,23 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
       << build_error(vbd);
 }
 
+// cnh_threshold belongs to the clamped Neo-Hooke law, inside (0, 1).
+TEST(Scene, ClampedNeoHookeThreshold) {
+  nlohmann::json doc = minimal_scene();
+  doc["material"]["model"] = "cnh";
+  EXPECT_DOUBLE_EQ(build_scene(doc, "t", ".").body->material.cnh_threshold, 0.5);
+  doc["material"]["cnh_threshold"] = 0.1;
+  EXPECT_DOUBLE_EQ(build_scene(doc, "t", ".").body->material.cnh_threshold, 0.1);
+  doc["material"]["cnh_threshold"] = 1.5;
+  EXPECT_NE(build_error(doc).find("/material/cnh_threshold: must lie in (0, 1)"), std::string::npos)
+      << build_error(doc);
+  doc["material"]["model"] = "corotational";
+  doc["material"]["cnh_threshold"] = 0.2;
+  EXPECT_NE(build_error(doc).find("/material/cnh_threshold: only for model \"cnh\""),
+            std::string::npos)
+      << build_error(doc);
+}
+
 // initial_velocity: seeded, the same for the same seed, zero on fixed vertices, in scene units.
 TEST(Scene, RandomInitialVelocities) {
   nlohmann::json doc = minimal_scene();

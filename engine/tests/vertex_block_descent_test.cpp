@@ -77,7 +77,8 @@ TEST(VertexBlockDescent, ElementFormsSumToTheModelsForcesAndStiffness) {
   Vec3Array p = base.rest;
   for (size_t i = 0; i < p.size(); ++i)
     p[i] += 0.002 * Vec3(std::sin(3.0 * i), std::cos(5.0 * i), std::sin(7.0 * i + 1));
-  for (const char* law : {"stvk-tl", "corotational", "neo-hookean", "hybrid", "snh", "snh-smith"}) {
+  for (const char* law :
+       {"stvk-tl", "corotational", "neo-hookean", "hybrid", "snh", "snh-smith", "cnh"}) {
     SCOPED_TRACE(law);
     const auto model = make_force_model(law, base.topology, base.rest, soft_material(),
                                         VolumetricKind::kQuadratic);
