@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "bench/alleviation_benchmark.h"
 #include "bench/contact_benchmark.h"
 #include "bench/rotating_grasp_benchmark.h"
 #include "bench/delassus_benchmark.h"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
   softbody::bench::add_delassus_benchmark(app);
   softbody::bench::add_contact_benchmark(app);
   softbody::bench::add_rotating_grasp_benchmark(app);
+  softbody::bench::add_alleviation_benchmark(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -105,5 +105,19 @@ TEST(BenchSmoke, DelassusBenchmarkComparesTheReusedAndTheFreshFactor) {
     EXPECT_GT(j[key]["median"].get<double>(), 0) << key;
 }
 
+// Alleviation's cost per tetrahedron and sweep: the random start inverts the prediction, the
+// sweeps reduce it, and the figure bench/RESULTS.md quotes is there.
+TEST(BenchSmoke, AlleviationBenchmarkReportsItsCostPerTetrahedronAndSweep) {
+  test::ProcessResult r =
+      test::run_process(std::string(SOFTBODY_BENCH) + " alleviation --scene " +
+                        SOFTBODY_PROJECT_MESHES + "/../scenes/knight.json --min-seconds 0 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["inverted_before"].get<int>(), 0);
+  EXPECT_LT(j["inverted_after"].get<int>(), j["inverted_before"].get<int>());
+  EXPECT_GT(j["sweeps"].get<int>(), 0);
+  EXPECT_GT(j["us_per_tet_per_sweep"].get<double>(), 0);
+}
+
 }  // namespace
 }  // namespace softbody

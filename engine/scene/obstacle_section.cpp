@@ -1,5 +1,7 @@
 #include "engine/scene/obstacle_section.h"
 
+#include <numbers>
+
 namespace softbody {
 
 std::shared_ptr<const Trajectory> read_trajectory(JsonReader r) {
@@ -121,6 +123,29 @@ Obstacle read_obstacle(JsonReader r) {
   if (!o.spin.allFinite()) r.fail("spin", "must be finite");
   if (!o.spin.isZero(0) && o.contact.model != ContactModel::kConstraint)
     r.fail("spin", "applies to constraint contact only (contact.model: constraint)");
+  if (r.has("orientation")) {
+    if (o.contact.model != ContactModel::kConstraint)
+      r.fail("orientation", "applies to constraint contact only (contact.model: constraint)");
+    if (!o.spin.isZero(0)) r.fail("orientation", "give either spin or orientation, not both");
+    JsonReader orientation = r.object("orientation");
+    const nlohmann::json& keys = orientation.array("keyframes");
+    std::vector<OrientationKey> frames;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      JsonReader k = element_reader(keys[i], orientation.path_of("keyframes"), i,
+                                    orientation.source(), orientation.length());
+      k.only({"t", "axis_angle_deg"});
+      frames.push_back({k.required_number("t"),
+                        k.vec3("axis_angle_deg", Vec3::Zero()) * (std::numbers::pi / 180)});
+      if (!frames.back().axis_angle.allFinite()) k.fail("axis_angle_deg", "must be finite");
+      k.finish();
+    }
+    try {
+      o.orientation = std::make_shared<const OrientationTrajectory>(frames);
+    } catch (const std::invalid_argument& e) {
+      orientation.fail("keyframes", e.what());
+    }
+    orientation.finish();
+  }
   r.finish();
   return o;
 }

@@ -120,6 +120,7 @@ bool contact_force(const Obstacle& obstacle, const Vec3& centre, const Vec3& sur
 }
 
 Mat3 obstacle_rotation(const Obstacle& o, double t) {
+  if (o.orientation) return o.orientation->rotation(t);
   const double rate = o.spin.norm();
   if (!(rate > 0)) return Mat3::Identity();
   return Eigen::AngleAxisd(rate * t, o.spin / rate).toRotationMatrix();

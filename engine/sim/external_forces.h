@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/sim/orientation.h"
 #include "engine/sim/trajectory.h"
 
 namespace softbody {
@@ -70,9 +71,12 @@ struct Obstacle {
   // Angular velocity about the reference point [rad/s] (constraint contact only): `normal` and
   // `axis` are the obstacle's at t = 0, turned by R(t) = exp(t [spin]x) after (a rotating grasp).
   Vec3 spin = Vec3::Zero();
+  // Keyframed rotations instead of a spin (constraint contact only); null: the spin's.
+  std::shared_ptr<const OrientationTrajectory> orientation = {};
 };
 
-// The obstacle's rotation at time t (identity without spin).
+// The obstacle's rotation at time t: its orientation keyframes', or its spin's (identity without
+// either).
 Mat3 obstacle_rotation(const Obstacle& obstacle, double t);
 // The obstacle as it is at time t: its normal and axis turned by obstacle_rotation.
 Obstacle posed_at(const Obstacle& obstacle, double t);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <numbers>
 
 #include <filesystem>
 
@@ -527,6 +528,38 @@ TEST(Scene, ReadsConstraintContactAndNamesItsErrors) {
             }).find("/obstacles/0/spin: applies to constraint contact only"),
             std::string::npos);
   EXPECT_EQ(error_of([](auto& d) { d["obstacles"][1]["spin"] = {0, 0, 1}; }), "");
+  // Keyframed orientation: constraint contact only, not with a spin, times increasing.
+  const nlohmann::json turn = {
+      {"keyframes",
+       {{{"t", 0}, {"axis_angle_deg", {0, 0, 0}}}, {{"t", 1}, {"axis_angle_deg", {0, 90, 0}}}}}};
+  EXPECT_EQ(error_of([&](auto& d) { d["obstacles"][1]["orientation"] = turn; }), "");
+  EXPECT_NE(error_of([&](auto& d) {
+              d["obstacles"][0]["orientation"] = turn;
+            }).find("/obstacles/0/orientation: applies to constraint contact only"),
+            std::string::npos);
+  EXPECT_NE(error_of([&](auto& d) {
+              d["obstacles"][1]["orientation"] = turn;
+              d["obstacles"][1]["spin"] = {0, 0, 1};
+            }).find("/obstacles/1/orientation: give either spin or orientation, not both"),
+            std::string::npos);
+  EXPECT_NE(
+      error_of([&](auto& d) {
+        d["obstacles"][1]["orientation"] = turn;
+        d["obstacles"][1]["orientation"]["keyframes"][1]["t"] = 0;
+      })
+          .find("/obstacles/1/orientation/keyframes: orientation keyframe times must increase "
+                "strictly"),
+      std::string::npos);
+  {
+    nlohmann::json turned = doc;
+    turned["obstacles"][1]["orientation"] = turn;
+    const Scene s = build_scene(turned, "t", ".");
+    // Half way, half the turn: 45 degrees about y.
+    const Mat3 half = obstacle_rotation(s.model->obstacles[1], 0.5);
+    EXPECT_LT(
+        (half - Eigen::AngleAxisd(std::numbers::pi / 4, Vec3::UnitY()).toRotationMatrix()).norm(),
+        1e-12);
+  }
   // A Krylov solver with the factor preconditioner keeps a factor: accepted.
   EXPECT_EQ(error_of([](auto& d) {
               d["solver"] = {{"type", "cg"}, {"preconditioner", "factor"}};

@@ -45,20 +45,22 @@ std::string reason(const std::string& message, const SettingSpec& spec) {
 
 TEST_F(SettingsEntryPoints, OverridesAndUpdateSettingsGiveTheSameVerdictAndMessage) {
   auto stub = server_->stub();
-  // One session of each material for UpdateSettings; a new one per value for the overrides.
-  std::map<bool, std::string> live;
-  for (bool constant_q : {false, true}) {
-    v1::CreateSessionRequest create;
-    create.set_scene_json(constant_q ? kConstantQ : kElastic);
-    create.set_start_paused(true);
-    v1::SessionInfo info;
-    const grpc::Status status = stub->CreateSession(context().get(), create, &info);
-    ASSERT_TRUE(status.ok()) << status.error_message();
-    live[constant_q] = info.id();
-  }
   int walked = 0;
   for (const SettingSpec& spec : live_settings()) {
     const bool constant_q = spec.scope == SettingScope::kConstantQ;
+    // A fresh session of the material for each setting's UpdateSettings (a setting's verdict may
+    // depend on others: vbd needs a per-element energy, which an earlier probe of nu = 0.4999
+    // would have made nodal); a new one per value for the overrides.
+    std::map<bool, std::string> live;
+    {
+      v1::CreateSessionRequest create;
+      create.set_scene_json(constant_q ? kConstantQ : kElastic);
+      create.set_start_paused(true);
+      v1::SessionInfo info;
+      const grpc::Status status = stub->CreateSession(context().get(), create, &info);
+      ASSERT_TRUE(status.ok()) << status.error_message();
+      live[constant_q] = info.id();
+    }
     for (const SettingProbe& probe : setting_probes(spec)) {
       const std::string value = value_text(spec, probe);
       SCOPED_TRACE(std::string(spec.name) + " = " + value);
@@ -91,6 +93,10 @@ TEST_F(SettingsEntryPoints, OverridesAndUpdateSettingsGiveTheSameVerdictAndMessa
       }
       ++walked;
     }
+    v1::DeleteSessionRequest del;
+    del.set_session_id(live[constant_q]);
+    v1::DeleteSessionResponse deleted;
+    stub->DeleteSession(context().get(), del, &deleted);
   }
   EXPECT_GT(walked, 40);
 }
