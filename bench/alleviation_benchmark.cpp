@@ -6,11 +6,11 @@
 
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <random>
 
 #include "bench/timing.h"
 #include "engine/parallel/parallel.h"
 #include "engine/scene/scene.h"
+#include "engine/sim/random_velocities.h"
 #include "engine/sim/stages/inversion_alleviation.h"
 
 namespace softbody::bench {
@@ -39,12 +39,7 @@ void add_alleviation_benchmark(CLI::App& app) {
     Scene scene = load_scene(args->scene, args->sets);
     const SimulationModel& model = *scene.model;
     SimulationState start = rest_state(model);
-    std::mt19937_64 generator(1);
-    const auto uniform = [&] { return static_cast<double>(generator() >> 11) * 0x1.0p-53 * 2 - 1; };
-    for (size_t i = 0; i < start.v.size(); ++i) {
-      const Vec3 random(uniform(), uniform(), uniform());
-      if (model.fixed.empty() || !model.fixed[i]) start.v[i] = args->speed * random;
-    }
+    start.v = random_velocities(start.v.size(), args->speed, 1, model.fixed);
     const double h = model.options.dt;
     AlleviationResult last;
     const TimingStats t = time_repeatedly(
