@@ -133,7 +133,9 @@ TEST(VertexBlockDescent, ChebyshevAccelerationConvergesFaster) {
   auto accelerated = bar_model("corotational", IntegratorType::kVbd);
   accelerated->options.iterations = 40;
   accelerated->options.chebyshev = 0.9;
-  EXPECT_LT(max_distance(run(accelerated, 5), newton), max_distance(run(plain, 5), newton));
+  const double with = max_distance(run(accelerated, 5), newton);
+  const double without = max_distance(run(plain, 5), newton);
+  EXPECT_LT(with, 0.5 * without);  // measured: 2.9e-4 against 9.4e-4 m
 }
 
 TEST(VertexBlockDescent, SweepsAreBitIdenticalForAnyThreadCount) {
