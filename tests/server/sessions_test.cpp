@@ -321,6 +321,31 @@ TEST_F(Sessions, TheIntegratorChangesLive) {
   EXPECT_EQ(info.last_step().bdf_order(), 2);
 }
 
+// Vertex Block Descent live: a knight of a per-element law switches to vbd and back, its sweeps
+// set live; each step reports them.
+TEST_F(Sessions, VertexBlockDescentRunsLive) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "knight", true, {"material.model=stvk-tl"});
+  v1::UpdateSettingsRequest update;
+  update.set_session_id(s.id());
+  update.mutable_settings()->set_integrator("vbd");
+  update.mutable_settings()->set_iterations(12);
+  v1::SessionInfo info;
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  EXPECT_EQ(info.settings().integrator(), "vbd");
+  EXPECT_EQ(info.settings().iterations(), 12);
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
+  EXPECT_EQ(info.last_step().solver_method(), "vbd");
+  EXPECT_EQ(info.last_step().iterations(), 12);
+  EXPECT_EQ(info.last_step().inverted_elements(), 0);
+  update.clear_settings();
+  update.mutable_settings()->set_integrator("implicit-euler");
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1, &info).ok());
+  EXPECT_EQ(info.last_step().step(), 4);
+  EXPECT_GT(info.last_step().newton_iterations(), 0);
+}
+
 // Nodal pressure and a constant-Q material's Q and |G| are live settings; the body is rebuilt, the
 // state (its viscous memory included) carries over, and a non-constant-Q material refuses Q.
 TEST_F(Sessions, PressureAndConstantQChangeLive) {
