@@ -26,7 +26,9 @@ void stvk_tl_kernel(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g
     c.energy += v * prestress->cwiseProduct(e).sum();
   }
   if (what & kEvalOneVertex) {
-    // One vertex's force and diagonal block (a vertex-local solver's sweep): K_ii alone.
+    // One vertex's force and diagonal block (a vertex-local solver's sweep): K_ii alone, the
+    // `block` below with j = i and its two outer products merged (routing it through `block`
+    // made a VBD sweep on the knight 10 % slower).
     const auto i = static_cast<size_t>(c.vertex);
     const Vec3 s_alpha_i = s * g.shape_gradient[i], a_i = f * g.shape_gradient[i];
     if (what & kEvalForces) c.f[i] = v * (f * s_alpha_i);

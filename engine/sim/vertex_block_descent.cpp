@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "engine/forces/element_assembly.h"
+#include "engine/forces/tet_volume.h"
 #include "engine/parallel/parallel.h"
 #include "engine/sim/rollback.h"
 #include "engine/sim/stages/inversion_alleviation.h"
@@ -65,18 +66,7 @@ VertexBlockDescent::VertexBlockDescent(std::shared_ptr<const SimulationModel> mo
   check_vbd_model(*model_);
   const MeshTopology& topology = *model_->topology;
   const auto n = static_cast<size_t>(topology.num_vertices());
-  // Corners: which tetrahedra (and which of their vertices) each vertex is.
-  corner_offsets_.assign(n + 1, 0);
-  for (const Tet& tet : topology.tets())
-    for (Index v : tet) ++corner_offsets_[static_cast<size_t>(v) + 1];
-  for (size_t i = 0; i < n; ++i) corner_offsets_[i + 1] += corner_offsets_[i];
-  corners_.resize(static_cast<size_t>(corner_offsets_[n]));
-  std::vector<Index> fill(corner_offsets_.begin(), corner_offsets_.end() - 1);
-  for (Index t = 0; t < topology.num_tets(); ++t)
-    for (int k = 0; k < 4; ++k) {
-      const auto v = static_cast<size_t>(topology.tets()[static_cast<size_t>(t)][k]);
-      corners_[static_cast<size_t>(fill[v]++)] = 4 * t + k;
-    }
+  build_vertex_corners(topology, corner_offsets_, corners_);
   // Greedy colouring in index order: no two vertices of an edge (hence of a tetrahedron) share a
   // colour, so a colour's vertices are updated independently.
   std::vector<Index> color(n, -1);
@@ -95,15 +85,12 @@ VertexBlockDescent::VertexBlockDescent(std::shared_ptr<const SimulationModel> mo
     color[i] = c;
     num_colors = std::max(num_colors, c + 1);
   }
-  color_offsets_.assign(static_cast<size_t>(num_colors) + 1, 0);
-  for (Index c : color) ++color_offsets_[static_cast<size_t>(c) + 1];
-  for (size_t c = 0; c < static_cast<size_t>(num_colors); ++c)
-    color_offsets_[c + 1] += color_offsets_[c];
-  color_vertices_.resize(n);
-  fill.assign(color_offsets_.begin(), color_offsets_.end() - 1);
-  for (size_t i = 0; i < n; ++i)
-    color_vertices_[static_cast<size_t>(fill[static_cast<size_t>(color[i])]++)] =
-        static_cast<Index>(i);
+  build_csr(
+      static_cast<size_t>(num_colors),
+      [&](auto add) {
+        for (size_t i = 0; i < n; ++i) add(color[i], static_cast<Index>(i));
+      },
+      color_offsets_, color_vertices_);
 }
 
 double VertexBlockDescent::local_energy(size_t i, double h, double t_next,
@@ -245,9 +232,6 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
       obstacle_poses_.emplace_back(o_k.trajectory->position(t_next),
                                    o_k.trajectory->velocity(t_next));
     }
-  anchors_at_.assign(n, {});
-  for (size_t a = 0; a < loads_.anchors.size(); ++a)
-    anchors_at_[static_cast<size_t>(loads_.anchors[a].vertex)].push_back(a);
 
   // VBD's adaptive initial guess: the last step's acceleration along gravity, in [0, |g|].
   const SimulationState::History& history = state.history;
@@ -325,6 +309,9 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
 StepStats VertexBlockDescent::step(SimulationState& state, const StepInputs& inputs) {
   const auto start = Clock::now();
   loads_ = step_loads(*model_, inputs);
+  anchors_at_.assign(model_->mass.size(), {});
+  for (size_t a = 0; a < loads_.anchors.size(); ++a)
+    anchors_at_[static_cast<size_t>(loads_.anchors[a].vertex)].push_back(a);
   StepStats stats;
   stats.solver_method = "vbd";
   stats.stop_reason = StopReason::kMaxIterations;
