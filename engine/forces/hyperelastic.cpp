@@ -43,6 +43,11 @@ Mat3 cofactor(const Mat3& f) {
   return c;
 }
 
+// d Cof(F)[dF]: the cofactor is quadratic in F, so the central difference quotient is exact.
+Mat3 cofactor_derivative(const Mat3& f, const Mat3& df) {
+  return 0.5 * (cofactor(f + df) - cofactor(f - df));
+}
+
 // Forces f_i = V P alpha_i and stiffness K_ij = V dP[e_b alpha_j^T] alpha_i from the first
 // Piola-Kirchhoff stress P and its derivative dP(dF), linear in dF.
 template <typename Tangent>
@@ -93,8 +98,7 @@ void polyconvex_element(const Vec3Array& p, const Tet& tet, const TetRestGeometr
   assemble_from_piola(
       g, piola,
       [&](const Mat3& df) {
-        // The cofactor is quadratic in F: its derivative is the difference quotient's exact value.
-        const Mat3 dcof = 0.5 * (cofactor(f + df) - cofactor(f - df));
+        const Mat3 dcof = cofactor_derivative(f, df);
         const Mat3 d_fc = df * cauchy_green + f * df.transpose() * f + f * f.transpose() * df;
         return Mat3(2 * k.a * df + 2 * k.b * (2 * f.cwiseProduct(df).sum() * f + i1 * df - d_fc) +
                     gamma2 * cof.cwiseProduct(df).sum() * cof + gamma1 * dcof);
@@ -123,7 +127,7 @@ void stable_neo_hookean_element(const Vec3Array& p, const Tet& tet, const TetRes
   assemble_from_piola(
       g, piola,
       [&](const Mat3& df) {
-        const Mat3 dcof = 0.5 * (cofactor(f + df) - cofactor(f - df));
+        const Mat3 dcof = cofactor_derivative(f, df);
         const double f_df = f.cwiseProduct(df).sum();
         return Mat3((mu_s - q) * df + (2 * q / (i_c + 1) * f_df) * f +
                     lambda_s * cof.cwiseProduct(df).sum() * cof + lambda_s * (j - alpha) * dcof);
@@ -162,7 +166,7 @@ void cnh_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, d
   assemble_from_piola(
       g, Mat3(mu * f + w1 * cof),
       [&](const Mat3& df) {
-        const Mat3 dcof = 0.5 * (cofactor(f + df) - cofactor(f - df));
+        const Mat3 dcof = cofactor_derivative(f, df);
         return Mat3(mu * df + w2 * cof.cwiseProduct(df).sum() * cof + w1 * dcof);
       },
       what, c);
