@@ -56,6 +56,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   model->topology = body.topology;
   model->forces = body.forces;
   model->viscous = body.viscous;
+  model->material = body.material;
   model->rest = mesh.vertices;
   model->mass = body.mass;
 

@@ -30,12 +30,15 @@ std::vector<SettingChoice> integrator_choices() {
   // Labels for people; the values are the engine's own names (a test holds them equal).
   std::vector<SettingChoice> choices;
   for (const std::string& name : integrator_type_names()) {
-    const char* label = name == "linearized-backward-euler" ? "linearized backward Euler"
-                        : name == "implicit-euler"          ? "implicit Euler (Newton)"
-                        : name == "bdf2"                    ? "BDF(2) (Newton)"
-                        : name == "bdf3"                    ? "BDF(3) (Newton)"
-                        : name == "vbd" ? "Vertex Block Descent (fixed sweeps, per-element laws)"
-                                        : nullptr;
+    const char* label =
+        name == "linearized-backward-euler" ? "linearized backward Euler"
+        : name == "implicit-euler"          ? "implicit Euler (Newton)"
+        : name == "bdf2"                    ? "BDF(2) (Newton)"
+        : name == "bdf3"                    ? "BDF(3) (Newton)"
+        : name == "vbd"          ? "Vertex Block Descent (fixed sweeps, per-element laws)"
+        : name == "projective"   ? "projective dynamics (fixed iterations, one factor)"
+        : name == "quasi-newton" ? "quasi-Newton L-BFGS (fixed iterations, one factor)"
+                                 : nullptr;
     if (!label) throw std::logic_error("settings table: no label for integrator " + name);
     // The names outlive the table: integrator_type_name returns static strings.
     choices.push_back({integrator_type_name(parse_integrator_type(name)), label});
@@ -211,9 +214,9 @@ std::vector<SettingSpec> make_table() {
        {1, 10000, false, false},
        {},
        "10",
-       "Sweeps (vbd)",
-       "the vbd integrator's sweeps per step: more, closer to implicit Euler and slower; the other "
-       "integrators ignore it",
+       "Iterations (vbd, projective, quasi-newton)",
+       "the fixed-iteration integrators' sweeps (vbd) or iterations (projective, quasi-newton) per "
+       "step: more, closer to implicit Euler and slower; the other integrators ignore it",
        {1, 200, 1, true, true},
        S::kAlways},
       {"pressure",

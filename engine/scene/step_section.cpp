@@ -1,6 +1,7 @@
 #include "engine/scene/step_section.h"
 
 #include "engine/scene/setting_reader.h"
+#include "engine/sim/potential_minimizer.h"
 #include "engine/sim/vertex_block_descent.h"
 
 namespace softbody {
@@ -77,9 +78,11 @@ void read_step_options(JsonReader& root, bool viscous_material, IntegratorOption
 }
 
 void check_integrator(const SimulationModel& model, JsonReader& root) {
-  if (model.options.type != IntegratorType::kVbd) return;
+  const IntegratorType type = model.options.type;
   try {
-    check_vbd_model(model);
+    if (type == IntegratorType::kVbd) check_vbd_model(model);
+    if (type == IntegratorType::kProjective || type == IntegratorType::kQuasiNewton)
+      check_potential_model(model, integrator_type_name(type));
   } catch (const std::invalid_argument& e) {
     root.object("integrator").fail("type", e.what());
   }

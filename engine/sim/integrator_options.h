@@ -21,6 +21,8 @@ enum class IntegratorType {
   kBdf2,                     // BDF of order 2, the same Newton
   kBdf3,                     // BDF of order 3, the same Newton
   kVbd,                      // Vertex Block Descent (seed 004's issue): fixed sweeps, no matrix
+  kProjective,               // projective dynamics: local/global, one constant factor
+  kQuasiNewton,              // L-BFGS with projective dynamics' matrix, line search
 };
 
 // Newton iterations on the nonlinear step equations (implicit-euler).
@@ -50,8 +52,9 @@ struct IntegratorOptions {
   // Inversion alleviation before each step's solve (stages/inversion_alleviation.h): at most this
   // many sweeps; 0: off.
   int alleviation_sweeps = 0;
-  // The fixed-iteration solvers (vbd): sweeps per step, and Chebyshev acceleration's spectral
-  // radius estimate rho in [0, 1) (0: off).
+  // The fixed-iteration solvers (vbd, projective, quasi-newton): sweeps or iterations per step,
+  // and Chebyshev acceleration's spectral radius estimate rho in [0, 1) (0: off; vbd and
+  // projective).
   int iterations = 10;
   double chebyshev = 0;
   SolverOptions solver;

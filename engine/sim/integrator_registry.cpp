@@ -5,6 +5,8 @@
 #include "engine/sim/bdf_newton.h"
 #include "engine/sim/integrator.h"
 #include "engine/sim/linearized_backward_euler.h"
+#include "engine/sim/projective_dynamics.h"
+#include "engine/sim/quasi_newton.h"
 #include "engine/sim/vertex_block_descent.h"
 
 namespace softbody {
@@ -33,6 +35,8 @@ constexpr IntegratorEntry kIntegrators[] = {
     {IntegratorType::kBdf2, "bdf2", make_bdf<2>},
     {IntegratorType::kBdf3, "bdf3", make_bdf<3>},
     {IntegratorType::kVbd, "vbd", make<VertexBlockDescent>},
+    {IntegratorType::kProjective, "projective", make<ProjectiveDynamics>},
+    {IntegratorType::kQuasiNewton, "quasi-newton", make<QuasiNewton>},
 };
 
 const IntegratorEntry& entry(IntegratorType type) {

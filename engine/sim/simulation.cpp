@@ -25,7 +25,9 @@ double shape_error(const Vec3Array& positions, const Vec3Array& rest) {
 IntegratorOptions reference_options(IntegratorOptions options) {
   // A fixed-iteration solver converged is implicit Euler on the same energy: that is its
   // reference (the accuracy it gives up is its distance to it).
-  if (options.type == IntegratorType::kVbd) options.type = IntegratorType::kImplicitEuler;
+  if (options.type == IntegratorType::kVbd || options.type == IntegratorType::kProjective ||
+      options.type == IntegratorType::kQuasiNewton)
+    options.type = IntegratorType::kImplicitEuler;
   options.solver.type = SolverType::kDirect;
   options.solver.tolerance = 1e-10;
   options.solver.max_iterations = 1000;

@@ -24,6 +24,9 @@ struct SimulationModel {
   // Viscous stresses of the material (Prony series, bulk viscosity, rate damping); null for a
   // purely elastic body. Their memory is the state's material_memory.
   std::shared_ptr<const ViscousModel> viscous;
+  // The body's material: its elastic moduli scale the constant matrix of the projective solvers
+  // (projective dynamics, quasi-Newton); the force model holds its own copy.
+  Material material;
   Vec3Array rest;
   std::vector<double> mass;         // lumped, per vertex [kg]
   std::vector<std::uint8_t> fixed;  // per vertex: held at zero velocity

@@ -10,6 +10,7 @@
 #include "engine/forces/tet_volume.h"
 #include "engine/parallel/parallel.h"
 #include "engine/sim/rollback.h"
+#include "engine/sim/stages/initial_guess.h"
 #include "engine/sim/stages/inversion_alleviation.h"
 #include "engine/sim/stages/state_update.h"
 #include "engine/sim/surface_loads.h"
@@ -233,20 +234,7 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
                                    o_k.trajectory->velocity(t_next));
     }
 
-  // VBD's adaptive initial guess: the last step's acceleration along gravity, in [0, |g|].
-  const SimulationState::History& history = state.history;
-  const bool has_previous = history.t == state.t && history.dt == h && !history.v.empty();
-  const double g_norm = m.gravity.norm();
-  x_.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    Vec3 guess = state.p[i] + h * state.v[i];
-    if (has_previous && g_norm > 0) {
-      const Vec3 direction = m.gravity / g_norm;
-      const double along = ((state.v[i] - history.v[0][i]) / h).dot(direction);
-      guess += h * h * std::clamp(along, 0.0, g_norm) * direction;
-    }
-    x_[i] = (!m.fixed.empty() && m.fixed[i]) ? state.p[i] : guess;
-  }
+  x_ = adaptive_initial_guess(m, state, h);
 
   // Sweeps: colours in order, a colour's vertices in parallel; Chebyshev over whole sweeps.
   const double rho = o.chebyshev;
@@ -288,22 +276,8 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
   stats.residual = first_gradient > 0 ? last_gradient / first_gradient : 0;
   stats.converged = std::isfinite(last_gradient);
 
-  Vec3Array p_next = x_, v_next(n);
-  for (size_t i = 0; i < n; ++i) v_next[i] = (x_[i] - state.p[i]) / h;
-  for (size_t i = 0; i < m.fixed.size(); ++i)
-    if (m.fixed[i]) {
-      p_next[i] = state.p[i];
-      v_next[i].setZero();
-    }
-  Vec3Array p_before = state.p, v_before = state.v;
-  if (!accept_update(m, p_next, v_next, t_next, state, stats)) return false;
-  // The previous state: VBD's next initial guess, and a valid one-entry history for BDF.
-  state.history = {};
-  state.history.p.push_back(std::move(p_before));
-  state.history.v.push_back(std::move(v_before));
-  state.history.dt = h;
-  state.history.t = state.t;
-  return true;
+  // The previous state becomes the history: VBD's next initial guess, and BDF's.
+  return accept_positions(m, x_, h, state, stats);
 }
 
 StepStats VertexBlockDescent::step(SimulationState& state, const StepInputs& inputs) {

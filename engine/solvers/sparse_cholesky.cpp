@@ -31,7 +31,7 @@ struct SparseCholesky::Impl {
   cholmod_factor* ldlt = nullptr;     // simplicial LDL^T for an indefinite supernodal case
   cholmod_factor* current = nullptr;  // the factor solve() uses
   mutable cholmod_dense *x = nullptr, *y = nullptr, *e = nullptr;
-  cholmod_sparse view{};  // a header over SymmetricCsc's arrays (no copy)
+  cholmod_sparse view{};  // a header over the matrix's arrays (no copy)
 
   Impl() {
     cholmod_start(&common);
@@ -54,12 +54,12 @@ struct SparseCholesky::Impl {
     cholmod_finish(&common);
   }
 
-  cholmod_sparse* wrap(const SymmetricCsc& a) {
-    view.nrow = view.ncol = static_cast<size_t>(a.size());
-    view.nzmax = static_cast<size_t>(a.nonzeros());
-    view.p = const_cast<int*>(a.column_starts().data());
-    view.i = const_cast<int*>(a.rows().data());
-    view.x = const_cast<double*>(a.values().data());
+  cholmod_sparse* wrap(const UpperCscView& a) {
+    view.nrow = view.ncol = static_cast<size_t>(a.size);
+    view.nzmax = static_cast<size_t>(a.nonzeros);
+    view.p = const_cast<int*>(a.column_starts);
+    view.i = const_cast<int*>(a.rows);
+    view.x = const_cast<double*>(a.values);
     view.stype = 1;  // upper triangle stored
     view.itype = CHOLMOD_INT;
     view.xtype = CHOLMOD_REAL;
@@ -69,7 +69,7 @@ struct SparseCholesky::Impl {
     return &view;
   }
 
-  cholmod_factor* analyze_as(const SymmetricCsc& a, int mode) {
+  cholmod_factor* analyze_as(const UpperCscView& a, int mode) {
     common.supernodal = mode;
     // One analysis at a time in the process: METIS keeps process-wide state (GKlib's signal
     // handlers) that concurrent calls from two sessions' threads would interleave.
@@ -83,7 +83,7 @@ struct SparseCholesky::Impl {
   }
 
   // Factorizes A + shift I into f; true when it succeeded to the last column.
-  bool factorize_into(const SymmetricCsc& a, cholmod_factor* f, double shift) {
+  bool factorize_into(const UpperCscView& a, cholmod_factor* f, double shift) {
     double beta[2] = {shift, 0};
     common.status = CHOLMOD_OK;
     cholmod_factorize_p(wrap(a), beta, nullptr, 0, f, &common);
@@ -91,7 +91,7 @@ struct SparseCholesky::Impl {
   }
 
   // Factorizes A + shift I into the primary factor; true when that is positive definite.
-  bool factorize_definite_into(const SymmetricCsc& a, double shift) {
+  bool factorize_definite_into(const UpperCscView& a, double shift) {
     return factorize_into(a, primary, shift) && (primary->is_super || pivots_positive(primary));
   }
 
@@ -122,7 +122,7 @@ struct SparseCholesky::Impl {
 SparseCholesky::SparseCholesky(FactorForm form) : impl_(std::make_unique<Impl>()), form_(form) {}
 SparseCholesky::~SparseCholesky() = default;
 
-double SparseCholesky::analyze(const SymmetricCsc& a) {
+double SparseCholesky::analyze(const UpperCscView& a) {
   const auto start = Clock::now();
   cholmod_free_factor(&impl_->primary, &impl_->common);
   cholmod_free_factor(&impl_->ldlt, &impl_->common);
@@ -139,7 +139,7 @@ double SparseCholesky::analyze(const SymmetricCsc& a) {
   return info_.analyze_ms;
 }
 
-FactorInfo SparseCholesky::factorize(const SymmetricCsc& a, bool definite_only) {
+FactorInfo SparseCholesky::factorize(const UpperCscView& a, bool definite_only) {
   if (!impl_->primary) analyze(a);
   const auto start = Clock::now();
   begin_info(a);
@@ -186,7 +186,7 @@ FactorInfo SparseCholesky::factorize(const SymmetricCsc& a, bool definite_only) 
   return info_;
 }
 
-FactorInfo SparseCholesky::factorize_definite(const SymmetricCsc& a, double from) {
+FactorInfo SparseCholesky::factorize_definite(const UpperCscView& a, double from) {
   if (!impl_->primary) analyze(a);
   const auto start = Clock::now();
   begin_info(a);
@@ -201,7 +201,7 @@ FactorInfo SparseCholesky::factorize_definite(const SymmetricCsc& a, double from
   return info_;
 }
 
-double SparseCholesky::lowest_definite_rung(const SymmetricCsc& a, double from) {
+double SparseCholesky::lowest_definite_rung(const UpperCscView& a, double from) {
   const double mean_diagonal = mean_absolute_diagonal(a);
   const double first_rung = kFirstRung * mean_diagonal;
   for (double shift = from < first_rung ? 0 : from; shift < kLastRung * mean_diagonal;
@@ -211,19 +211,18 @@ double SparseCholesky::lowest_definite_rung(const SymmetricCsc& a, double from) 
   return -1;
 }
 
-double SparseCholesky::mean_absolute_diagonal(const SymmetricCsc& a) {
+double SparseCholesky::mean_absolute_diagonal(const UpperCscView& a) {
   double sum = 0;
-  const auto& col = a.column_starts();
-  for (Eigen::Index j = 0; j < a.size(); ++j)
-    sum += std::abs(a.values()[static_cast<size_t>(col[static_cast<size_t>(j) + 1] - 1)]);
-  return sum / static_cast<double>(std::max<Eigen::Index>(a.size(), 1));
+  const int* col = a.column_starts;
+  for (Eigen::Index j = 0; j < a.size; ++j) sum += std::abs(a.values[col[j + 1] - 1]);
+  return sum / static_cast<double>(std::max<Eigen::Index>(a.size, 1));
 }
 
-void SparseCholesky::begin_info(const SymmetricCsc& a) {
+void SparseCholesky::begin_info(const UpperCscView& a) {
   const double analyze_ms = info_.analyze_ms;
   info_ = FactorInfo{};
   info_.analyze_ms = analyze_ms;
-  info_.nnz_matrix = a.nonzeros();
+  info_.nnz_matrix = a.nonzeros;
   info_.nnz_factor = static_cast<long>(predicted_nnz_);
   info_.flops = predicted_flops_;
   info_.supernodal = impl_->primary->is_super;

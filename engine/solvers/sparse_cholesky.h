@@ -29,21 +29,28 @@ class SparseCholesky {
   SparseCholesky& operator=(const SparseCholesky&) = delete;
 
   // Orders and analyses the pattern of `a` (values are not read). Returns the analysis time [ms].
-  double analyze(const SymmetricCsc& a);
+  double analyze(const UpperCscView& a);
+  double analyze(const SymmetricCsc& a) { return analyze(a.view()); }
   // nnz(L) and factorization flops the analysis predicts (for the memory and cost models).
   double predicted_nonzeros() const { return predicted_nnz_; }
   double predicted_flops() const { return predicted_flops_; }
 
   // Numeric factorization of a's current values (same pattern as analysed). With
   // `definite_only` an indefinite matrix goes straight to the shifted Cholesky (no LDL^T).
-  FactorInfo factorize(const SymmetricCsc& a, bool definite_only = false);
+  FactorInfo factorize(const UpperCscView& a, bool definite_only = false);
+  FactorInfo factorize(const SymmetricCsc& a, bool definite_only = false) {
+    return factorize(a.view(), definite_only);
+  }
   // Cholesky of A + sigma I with the smallest sigma on the ladder from `from` (4x per rung; from
   // below the ladder's first rung, 1e-4 of the mean |diagonal|: A itself first) that is positive
   // definite; no margin rung. For preconditioners, where any definite matrix near A serves
   // (Newton's directions, StepSolver): a caller that passes the last shift over 4 finds the next
   // one in one or two factorizations instead of climbing the whole ladder. kCholesky when sigma
   // is 0, kShiftedCholesky otherwise, kNone if none up to 1e6 of the mean |diagonal| is.
-  FactorInfo factorize_definite(const SymmetricCsc& a, double from);
+  FactorInfo factorize_definite(const UpperCscView& a, double from);
+  FactorInfo factorize_definite(const SymmetricCsc& a, double from) {
+    return factorize_definite(a.view(), from);
+  }
   bool ready() const { return info_.kind != FactorKind::kNone; }
   const FactorInfo& info() const { return info_; }
 
@@ -60,13 +67,13 @@ class SparseCholesky {
  private:
   // The shift ladder, relative to the mean |diagonal|: 4x per rung from kFirstRung.
   static constexpr double kFirstRung = 1e-4, kLastRung = 1e6;
-  static double mean_absolute_diagonal(const SymmetricCsc& a);
+  static double mean_absolute_diagonal(const UpperCscView& a);
   // Factors A + sigma I into the primary factor for sigma = from, 4 from, 16 from, ... (from below
   // the first rung: A itself, then the first rung) and returns the first sigma that is positive
   // definite, or -1 if none below the last rung is.
-  double lowest_definite_rung(const SymmetricCsc& a, double from);
+  double lowest_definite_rung(const UpperCscView& a, double from);
   // info_ for a factorization of `a` about to start (the analysis time kept), and its end.
-  void begin_info(const SymmetricCsc& a);
+  void begin_info(const UpperCscView& a);
   void finish_info(std::chrono::steady_clock::time_point start);
 
   struct Impl;

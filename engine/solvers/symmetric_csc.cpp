@@ -1,6 +1,7 @@
 #include "engine/solvers/symmetric_csc.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "engine/parallel/parallel.h"
 
@@ -65,6 +66,12 @@ void SymmetricCsc::assign(const EdgeBlockMatrix& a) {
 
 Eigen::Map<const Eigen::SparseMatrix<double, Eigen::ColMajor, int>> SymmetricCsc::upper() const {
   return {size(), size(), nonzeros(), col_start_.data(), row_.data(), value_.data()};
+}
+
+UpperCscView upper_csc_view(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& upper) {
+  if (!upper.isCompressed()) throw std::logic_error("upper_csc_view: the matrix is not compressed");
+  return {upper.rows(), static_cast<long>(upper.nonZeros()), upper.outerIndexPtr(),
+          upper.innerIndexPtr(), upper.valuePtr()};
 }
 
 }  // namespace softbody

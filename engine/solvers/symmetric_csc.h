@@ -13,6 +13,19 @@
 
 namespace softbody {
 
+// An upper triangle in compressed sparse columns, rows sorted and the diagonal last in each
+// column: what SparseCholesky factors. A view over arrays its owner keeps alive.
+struct UpperCscView {
+  Eigen::Index size = 0;
+  long nonzeros = 0;
+  const int* column_starts = nullptr;
+  const int* rows = nullptr;
+  const double* values = nullptr;
+};
+
+// The view of an Eigen upper triangle (compressed, column-major, int indices).
+UpperCscView upper_csc_view(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& upper);
+
 class SymmetricCsc {
  public:
   SymmetricCsc(const MeshTopology& topology, std::vector<std::uint8_t> fixed);
@@ -29,6 +42,9 @@ class SymmetricCsc {
   std::vector<double>& values() { return value_; }
   // An Eigen view of the upper triangle (valid while this object lives and is not reassigned).
   Eigen::Map<const Eigen::SparseMatrix<double, Eigen::ColMajor, int>> upper() const;
+  UpperCscView view() const {
+    return {size(), nonzeros(), col_start_.data(), row_.data(), value_.data()};
+  }
   const MeshTopology& topology() const { return topology_; }
   const std::vector<std::uint8_t>& fixed() const { return fixed_; }
 

@@ -16,6 +16,7 @@ inline SimulationModel box_model(const BoxSpec& spec, const Material& material,
   SimulationModel m;
   m.topology = std::make_shared<const MeshTopology>(mesh);
   m.forces = make_force_model("stvk-tl", m.topology, mesh.vertices, material);
+  m.material = material;
   m.rest = mesh.vertices;
   m.mass = lumped_masses(mesh, material.density);
   m.fixed.assign(mesh.vertices.size(), 0);

@@ -194,9 +194,9 @@ TEST(IntegratorFamily, NamesComeFromOneTable) {
   try {
     parse_integrator_type("verlet");
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(
-        e.what(),
-        "unknown integrator 'verlet' (linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd)");
+    EXPECT_STREQ(e.what(),
+                 "unknown integrator 'verlet' (linearized-backward-euler, implicit-euler, bdf2, "
+                 "bdf3, vbd, projective, quasi-newton)");
   }
 }
 

@@ -125,9 +125,11 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
             IntegratorType::kImplicitEuler);
 
   doc["integrator"] = {{"type", "verlet"}};
-  EXPECT_NE(build_error(doc).find("/integrator/type: unknown integrator 'verlet' "
-                                  "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd)"),
-            std::string::npos)
+  EXPECT_NE(
+      build_error(doc).find(
+          "/integrator/type: unknown integrator 'verlet' "
+          "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd, projective, quasi-newton)"),
+      std::string::npos)
       << build_error(doc);
   doc["integrator"] = {{"newton", {{"forcing", 1.5}}}};
   EXPECT_NE(build_error(doc).find("/integrator/newton/forcing: must be in [1e-14, 1)"),
@@ -173,6 +175,21 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
   vbd["integrator"] = {{"type", "vbd"}, {"chebyshev", 1.0}};
   EXPECT_NE(build_error(vbd).find("/integrator/chebyshev: must lie in [0, 1)"), std::string::npos)
       << build_error(vbd);
+  // Projective dynamics and quasi-Newton take every elastic law, edge-based StVK included, and
+  // refuse viscous materials at /integrator/type.
+  for (const char* type : {"projective", "quasi-newton"}) {
+    nlohmann::json pd = minimal_scene();
+    pd["integrator"] = {{"type", type}, {"iterations", 7}};
+    const Scene s_pd = build_scene(pd, "t", ".");
+    EXPECT_EQ(integrator_type_name(s_pd.model->options.type), std::string(type));
+    EXPECT_EQ(s_pd.model->options.iterations, 7);
+    EXPECT_GT(s_pd.model->material.mu(), 0);  // the matrix's weight comes from it
+    pd["material"]["viscoelastic"] = {{"prony", {{{"mu", 100}, {"tau", 0.1}}}}};
+    EXPECT_NE(build_error(pd).find("/integrator/type: integrator '" + std::string(type) +
+                                   "' does not support viscous materials"),
+              std::string::npos)
+        << build_error(pd);
+  }
 }
 
 // cnh_threshold belongs to the clamped Neo-Hooke law, inside (0, 1).

@@ -304,8 +304,9 @@ TEST_F(Sessions, TheIntegratorChangesLive) {
   const grpc::Status refused = stub->UpdateSettings(context().get(), update, &info);
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(
-      refused.error_message().find("settings.integrator: unknown integrator 'verlet' "
-                                   "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd)"),
+      refused.error_message().find(
+          "settings.integrator: unknown integrator 'verlet' "
+          "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd, projective, quasi-newton)"),
       std::string::npos)
       << refused.error_message();
   // Vertex Block Descent needs a per-element energy, which this nearly incompressible body (nodal
@@ -344,6 +345,33 @@ TEST_F(Sessions, VertexBlockDescentRunsLive) {
   ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1, &info).ok());
   EXPECT_EQ(info.last_step().step(), 4);
   EXPECT_GT(info.last_step().newton_iterations(), 0);
+}
+
+// Projective dynamics and quasi-Newton live: the default knight (edge-based StVK, which both take)
+// switches to each with its iterations, steps report them and the body stays whole.
+TEST_F(Sessions, ConstantMatrixSolversRunLive) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "knight", true, {});
+  v1::SessionInfo info;
+  long steps = 0;
+  for (const char* integrator : {"projective", "quasi-newton"}) {
+    SCOPED_TRACE(integrator);
+    v1::UpdateSettingsRequest update;
+    update.set_session_id(s.id());
+    update.mutable_settings()->set_integrator(integrator);
+    update.mutable_settings()->set_iterations(8);
+    ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+    EXPECT_EQ(info.settings().integrator(), integrator);
+    ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
+    steps += 3;
+    EXPECT_EQ(info.last_step().step(), steps);
+    EXPECT_EQ(info.last_step().solver_method(), integrator);
+    // At most the fixed count: an iteration that can no longer lower the potential ends the step.
+    EXPECT_GE(info.last_step().iterations(), 1);
+    EXPECT_LE(info.last_step().iterations(), 8);
+    EXPECT_EQ(info.last_step().rollbacks(), 0);
+    EXPECT_EQ(info.last_step().inverted_elements(), 0);
+  }
 }
 
 // Nodal pressure and a constant-Q material's Q and |G| are live settings; the body is rebuilt, the

@@ -1,5 +1,7 @@
 #include "engine/sim/stages/state_update.h"
 
+#include "engine/sim/stages/initial_guess.h"
+
 #include <algorithm>
 
 namespace softbody {
@@ -27,6 +29,22 @@ bool accept_update(const SimulationModel& model, Vec3Array& p_next, Vec3Array& v
   state.p = std::move(p_next);
   state.v = std::move(v_next);
   state.t = t_next;
+  return true;
+}
+
+bool accept_positions(const SimulationModel& m, Vec3Array x, double h, SimulationState& state,
+                      StepStats& stats) {
+  const size_t n = x.size();
+  Vec3Array v_next(n);
+  for (size_t i = 0; i < n; ++i) v_next[i] = (x[i] - state.p[i]) / h;
+  for (size_t i = 0; i < m.fixed.size(); ++i)
+    if (m.fixed[i]) {
+      x[i] = state.p[i];
+      v_next[i].setZero();
+    }
+  Vec3Array p_before = state.p, v_before = state.v;
+  if (!accept_update(m, x, v_next, state.t + h, state, stats)) return false;
+  record_history(state.history, std::move(p_before), std::move(v_before), state.t, h);
   return true;
 }
 

@@ -14,4 +14,10 @@ void advance_positions(const Vec3Array& p, const Eigen::VectorXd& velocity, doub
 bool accept_update(const SimulationModel& model, Vec3Array& p_next, Vec3Array& v_next,
                    double t_next, SimulationState& state, StepStats& stats);
 
+// The end of a step of h taken as positions (vbd, projective, quasi-newton): velocities
+// (x - p_n) / h, fixed vertices kept at rest, accept_update, and the state before the step
+// recorded as the new state's history (record_history). False leaves `state` as it was.
+bool accept_positions(const SimulationModel& model, Vec3Array x, double h, SimulationState& state,
+                      StepStats& stats);
+
 }  // namespace softbody

@@ -1,0 +1,69 @@
+#include "engine/sim/potential_minimizer.h"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "engine/parallel/parallel.h"
+#include "engine/sim/rollback.h"
+#include "engine/sim/stages/initial_guess.h"
+#include "engine/sim/stages/inversion_alleviation.h"
+#include "engine/sim/stages/state_update.h"
+
+namespace softbody {
+
+void check_potential_model(const SimulationModel& model, const char* integrator) {
+  if (model.viscous)
+    throw std::invalid_argument(std::string("integrator '") + integrator +
+                                "' does not support viscous materials (material.viscoelastic, "
+                                "rate_damping, bulk_viscosity): their stresses have no potential "
+                                "to minimize; use implicit-euler or bdf2/bdf3");
+}
+
+void PotentialMinimizer::finish_statistics(double first_gradient, const Vec3Array& gradient,
+                                           double energy, StepStats& stats) {
+  const double last_gradient = std::sqrt(dot(gradient, gradient));
+  stats.residual = first_gradient > 0 ? last_gradient / first_gradient : 0;
+  stats.converged = std::isfinite(last_gradient) && std::isfinite(energy);
+}
+
+double dot(const Vec3Array& a, const Vec3Array& b) {
+  return deterministic_sum(static_cast<std::ptrdiff_t>(a.size()), [&](std::ptrdiff_t i) {
+    return a[static_cast<size_t>(i)].dot(b[static_cast<size_t>(i)]);
+  });
+}
+
+PotentialMinimizer::PotentialMinimizer(std::shared_ptr<const SimulationModel> model,
+                                       const char* name)
+    : Integrator((check_potential_model(*model, name), model)),
+      potential_(model_),
+      matrix_(*model_),
+      name_(name) {}
+
+bool PotentialMinimizer::attempt(SimulationState& state, double h, StepStats& stats) {
+  const SimulationModel& m = *model_;
+  alleviate(m, h, loads_.anchors, state, stats);
+  potential_.begin_step(state, loads_, h);
+  matrix_.prepare(h, loads_.anchors);
+  Vec3Array x = adaptive_initial_guess(m, state, h);
+  minimize(x, stats);
+
+  return accept_positions(m, std::move(x), h, state, stats);
+}
+
+StepStats PotentialMinimizer::step(SimulationState& state, const StepInputs& inputs) {
+  const auto start = std::chrono::steady_clock::now();
+  loads_ = step_loads(*model_, inputs);
+  StepStats stats;
+  stats.solver_method = name_;
+  stats.stop_reason = StopReason::kMaxIterations;
+  step_with_rollback(
+      model_->options, state, stats,
+      [this](SimulationState& s, double dt, bool, StepStats& st) { return attempt(s, dt, st); });
+  stats.inverted_elements = count_inverted(*model_->topology, state.p);
+  stats.step_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return stats;
+}
+
+}  // namespace softbody

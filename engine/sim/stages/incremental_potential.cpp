@@ -1,0 +1,101 @@
+#include "engine/sim/stages/incremental_potential.h"
+
+#include "engine/parallel/parallel.h"
+#include "engine/sim/surface_loads.h"
+
+namespace softbody {
+
+IncrementalPotential::IncrementalPotential(std::shared_ptr<const SimulationModel> model)
+    : model_(std::move(model)), workspace_(model_->forces->make_workspace()) {}
+
+void IncrementalPotential::begin_step(const SimulationState& state, const StepLoads& loads,
+                                      double h) {
+  const SimulationModel& m = *model_;
+  const size_t n = state.p.size();
+  h_ = h;
+  t_next_ = state.t + h;
+  loads_ = loads;
+  anchors_at_.assign(n, {});
+  for (size_t a = 0; a < loads_.anchors.size(); ++a)
+    anchors_at_[static_cast<size_t>(loads_.anchors[a].vertex)].push_back(a);
+  start_ = state.p;
+  prediction_.resize(n);
+  for (size_t i = 0; i < n; ++i) prediction_[i] = state.p[i] + h * state.v[i] + h * h * m.gravity;
+  ExternalForceOutput surface;
+  surface.reset(n);
+  add_surface_loads(m.surface_loads, state.p, t_next_, surface);
+  surface_loads_ = surface.h;
+  if (m.options.beta != 0) stiffness_start_ = m.forces->evaluate(state.p, kEvalStiffness).K;
+  obstacles_.clear();
+  obstacle_poses_.clear();
+  for (const auto* list : {&loads_.obstacles, &loads_.constraint_obstacles})
+    for (const Obstacle& o : *list) {
+      Obstacle penalty = posed_at(o, t_next_);
+      penalty.contact.model = ContactModel::kPenalty;
+      obstacles_.push_back(penalty);
+      obstacle_poses_.emplace_back(o.trajectory->position(t_next_),
+                                   o.trajectory->velocity(t_next_));
+    }
+}
+
+double IncrementalPotential::vertex_terms(size_t i, const Vec3& x, Vec3* gradient) const {
+  const SimulationModel& m = *model_;
+  const double h = h_, mass = m.mass[i], alpha = m.options.alpha;
+  const Vec3 d = x - start_[i], to_prediction = x - prediction_[i];
+  double e = 0.5 * mass / (h * h) * to_prediction.squaredNorm() +
+             0.5 * alpha * mass / h * d.squaredNorm() - surface_loads_[i].dot(x);
+  Vec3 g = mass / (h * h) * to_prediction + alpha * mass / h * d - surface_loads_[i];
+  const Vec3 velocity = d / h;
+  for (size_t k = 0; k < obstacles_.size(); ++k) {
+    Vec3 force;
+    Mat3 dp, dv;
+    double depth = 0;
+    if (!contact_force(obstacles_[k], obstacle_poses_[k].first, obstacle_poses_[k].second, x,
+                       velocity, force, dp, dv, &depth))
+      continue;
+    e += 0.5 * obstacles_[k].contact.stiffness * depth * depth;
+    g -= force;
+  }
+  for (size_t a : anchors_at_[i]) {
+    const Anchor& anchor = loads_.anchors[a];
+    const Vec3 offset = x - anchor.target->position(t_next_);
+    const Vec3 slip = d - h * anchor.target->velocity(t_next_);
+    e += 0.5 * anchor.stiffness * offset.squaredNorm() +
+         0.5 * anchor.damping / h * slip.squaredNorm();
+    g += anchor.stiffness * offset + anchor.damping / h * slip;
+  }
+  if (gradient) *gradient += g;
+  return e;
+}
+
+double IncrementalPotential::evaluate(const Vec3Array& x, Vec3Array* gradient) {
+  const SimulationModel& m = *model_;
+  const auto n = static_cast<std::ptrdiff_t>(x.size());
+  m.forces->evaluate(x, gradient ? kEvalEnergy | kEvalForces : kEvalEnergy, *workspace_, elastic_);
+  if (gradient) *gradient = elastic_.f;
+  // Rayleigh beta: beta/h K_n (x - x_n), with its potential.
+  Vec3Array displacement;
+  if (m.options.beta != 0) {
+    displacement.resize(x.size());
+    for (size_t i = 0; i < x.size(); ++i) displacement[i] = x[i] - start_[i];
+  }
+  Vec3Array damping;
+  if (m.options.beta != 0) stiffness_start_.multiply(*m.topology, displacement, damping);
+  const double vertex_sum = deterministic_sum(n, [&](std::ptrdiff_t k) {
+    const auto i = static_cast<size_t>(k);
+    if (!m.fixed.empty() && m.fixed[i]) {
+      if (gradient) (*gradient)[i].setZero();
+      return 0.0;
+    }
+    double e = vertex_terms(i, x[i], gradient ? &(*gradient)[i] : nullptr);
+    if (m.options.beta != 0) {
+      const double scale = m.options.beta / h_;
+      e += 0.5 * scale * displacement[i].dot(damping[i]);
+      if (gradient) (*gradient)[i] += scale * damping[i];
+    }
+    return e;
+  });
+  return elastic_.energy + vertex_sum;
+}
+
+}  // namespace softbody

@@ -1,0 +1,64 @@
+#include "engine/sim/stages/projective_matrix.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "engine/forces/tet_volume.h"
+
+namespace softbody {
+
+ProjectiveMatrix::ProjectiveMatrix(const SimulationModel& model)
+    : model_(model),
+      weight_(2 * model.material.mu() + model.material.lambda()),
+      system_(*model.topology, model.fixed) {
+  const MeshTopology& topology = *model.topology;
+  laplacian_diagonal_.assign(static_cast<size_t>(topology.num_vertices()), 0.0);
+  laplacian_edges_.assign(static_cast<size_t>(topology.num_edges()), 0.0);
+  const auto& tets = topology.tets();
+  for (size_t t = 0; t < tets.size(); ++t) {
+    // The barycentric gradients g_a = dC/dp_a / C with C = 6 V, so V g_a.g_b = (dC_a.dC_b) / (6 C).
+    std::array<Vec3, 4> grad;
+    const double six_volume = six_volume_and_gradient(model.rest, tets[t], grad);
+    if (!(six_volume > 0))
+      throw std::invalid_argument("projective matrix: tetrahedron " + std::to_string(t) +
+                                  " is inverted or flat at rest");
+    const double scale = 1 / (6 * six_volume);
+    for (size_t a = 0; a < 4; ++a)
+      laplacian_diagonal_[static_cast<size_t>(tets[t][a])] += scale * grad[a].squaredNorm();
+    for (int k = 0; k < 6; ++k) {
+      const auto a = static_cast<size_t>(kTetEdgeLocal[static_cast<size_t>(k)][0]),
+                 b = static_cast<size_t>(kTetEdgeLocal[static_cast<size_t>(k)][1]);
+      laplacian_edges_[static_cast<size_t>(topology.tet_edge(static_cast<Index>(t), k))] +=
+          scale * grad[a].dot(grad[b]);
+    }
+  }
+}
+
+void ProjectiveMatrix::prepare(double h, std::span<const Anchor> anchors) {
+  const IntegratorOptions& o = model_.options;
+  const double stiffness_scale = weight_ * (1 + o.beta / h);
+  if (h != factored_h_) {
+    std::vector<double> diagonal(laplacian_diagonal_.size()), edges(laplacian_edges_.size());
+    for (size_t i = 0; i < diagonal.size(); ++i)
+      diagonal[i] =
+          (1 + o.alpha * h) * model_.mass[i] / (h * h) + stiffness_scale * laplacian_diagonal_[i];
+    for (size_t e = 0; e < edges.size(); ++e) edges[e] = stiffness_scale * laplacian_edges_[e];
+    factor_info_ = system_.factor(diagonal, edges);
+    factored_h_ = h;
+  }
+  std::vector<std::pair<Index, double>> change;
+  for (const Anchor& a : anchors) change.emplace_back(a.vertex, a.stiffness + a.damping / h);
+  // Two anchors on one vertex add.
+  std::sort(change.begin(), change.end());
+  std::vector<std::pair<Index, double>> merged;
+  for (const auto& c : change) {
+    if (!merged.empty() && merged.back().first == c.first) {
+      merged.back().second += c.second;
+    } else {
+      merged.push_back(c);
+    }
+  }
+  system_.set_diagonal_change(std::move(merged));
+}
+
+}  // namespace softbody

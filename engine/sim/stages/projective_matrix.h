@@ -1,0 +1,45 @@
+// The constant matrix of projective dynamics (Bouaziz et al. 2014), which the `projective`
+// integrator solves with and `quasi-newton` (Liu et al. 2017) takes as its initial Hessian:
+//   A = (1 + alpha h) M / h^2 + (1 + beta / h) L + anchors,
+//   L = sum_e w V_e G_e^T G_e (x) I3,   anchors: (k + c / h) on each anchored vertex,
+// G_e the gradient operator of tetrahedron e (F_e = sum_a x_a g_a^T) and w one weight for the
+// body: 2 mu + lambda, the P-wave modulus. For the as-rigid-as-possible energy mu |F - R|^2
+// (lambda = 0) that is PD's own weight 2 mu; with lambda it covers the volumetric stiffness of a
+// small strain, so the iteration does not overshoot dilation modes (a weight below mu + 1.5
+// lambda can; the integrators' energy guard and line search catch what remains). Its blocks are
+// scalars times I3: one n x n factor, three right-hand sides (VertexScalarSystem), refactored only
+// when h changes; anchors (a tool's grab changes them every few steps) by a low-rank change.
+#pragma once
+
+#include <span>
+
+#include "engine/sim/simulation.h"
+#include "engine/solvers/vertex_scalar_system.h"
+
+namespace softbody {
+
+class ProjectiveMatrix {
+ public:
+  explicit ProjectiveMatrix(const SimulationModel& model);
+
+  // Ready for steps of h with these anchors.
+  void prepare(double h, std::span<const Anchor> anchors);
+  // x = A^-1 b (fixed vertices: x_i = b_i).
+  void solve(const Vec3Array& b, Vec3Array& x) const { system_.solve(b, x); }
+  // y = A x, for tests.
+  Vec3Array multiply(const Vec3Array& x) const { return system_.multiply(x); }
+
+  double weight() const { return weight_; }
+  // The last factorization's statistics (time, fill), for benchmarks.
+  const FactorInfo& factor_info() const { return factor_info_; }
+
+ private:
+  const SimulationModel& model_;
+  double weight_;
+  std::vector<double> laplacian_diagonal_, laplacian_edges_;  // L with w = 1
+  VertexScalarSystem system_;
+  double factored_h_ = 0;
+  FactorInfo factor_info_;
+};
+
+}  // namespace softbody
