@@ -77,8 +77,8 @@ void add_delassus_benchmark(CLI::App& app) {
       internal.begin(state, model.options.dt);
       ForceOutput forces;
       ExternalForceOutput external;
-      evaluate_step_forces(model, step_loads(model, {}), state.p, state.t + model.options.dt,
-                           internal, forces, external);
+      evaluate_step_forces(model, step_loads(model, {}, state.t), state.p,
+                           state.t + model.options.dt, internal, forces, external);
       EdgeBlockMatrix matrix;
       Eigen::VectorXd rhs, x = Eigen::VectorXd::Zero(n);
       assemble_step_system(model, model.options.dt, forces, external, state.v, matrix, rhs);

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The solver comparison of issue 23 (bench/RESULTS.md, "Solver comparison"): for each integrator
-# and iteration count, the distance to converged implicit Euler on the same energy (softbody-sim
+# (linearized and Newton backward Euler, vbd, projective, quasi-newton) and iteration count, the
+# distance to converged implicit Euler on the same energy (softbody-sim
 # run --reference: the exact reference, Newton to 1e-10) against the median wall time per step,
 # on one thread. Scenes: the knight sagging on its base (stiff, E = 200 kPa, and soft, 20 kPa)
 # and the default scene's sphere pushing a body (a tool), all with the per-element StVK law
-# (stvk-tl: the fast solvers need per-element energies). Takes about 5 minutes; run on a quiet
+# (stvk-tl: the fast solvers need per-element energies). Takes about 10 minutes; run on a quiet
 # machine. JSON lines go to $RESULTS_DIR (default build/bench-results)/solver-comparison.jsonl;
 # bench/summarize_solver_comparison.py prints the table.
 set -euo pipefail
@@ -40,6 +41,16 @@ for case in knight-stiff knight-soft default-push; do
   for n in 10 40; do
     run "vbd $n, chebyshev 0.9" "$case" "$scene" "${extra[@]}" --set integrator.type=vbd \
       --set integrator.iterations=$n --set integrator.chebyshev=0.9
+  done
+  for n in 5 10 20 40; do
+    run "projective $n" "$case" "$scene" "${extra[@]}" --set integrator.type=projective \
+      --set integrator.iterations=$n
+  done
+  run "projective 20, chebyshev 0.9" "$case" "$scene" "${extra[@]}" \
+    --set integrator.type=projective --set integrator.iterations=20 --set integrator.chebyshev=0.9
+  for n in 2 5 10 20 40; do
+    run "quasi-newton $n" "$case" "$scene" "${extra[@]}" --set integrator.type=quasi-newton \
+      --set integrator.iterations=$n
   done
 done
 python3 bench/summarize_solver_comparison.py "$result"

@@ -1,5 +1,7 @@
 #include "engine/scene/constraint_section.h"
 
+#include <limits>
+
 #include "engine/scene/obstacle_section.h"
 #include "engine/scene/selection.h"
 
@@ -58,13 +60,15 @@ std::vector<Anchor> read_anchors(JsonReader& root, const TetMesh& mesh,
           a.has("offset") ? read_trajectory(a.object("offset")) : nullptr;
       const double stiffness = a.required_number("stiffness", -1),
                    damping = a.number("damping", 0, -1);
+      const double release = a.number("release", std::numeric_limits<double>::infinity());
+      if (!(release > 0)) a.fail("release", "must be > 0 (the time [s] the anchor lets go)");
       a.finish();
       for (Index v : vertices) {
         const Vec3 rest = mesh.vertices[static_cast<size_t>(v)];
         std::shared_ptr<const Trajectory> target =
             offset ? std::shared_ptr<const Trajectory>(make_offset_trajectory(offset, rest))
                    : std::shared_ptr<const Trajectory>(make_constant_trajectory(rest));
-        anchors_out.push_back({v, target, stiffness, damping});
+        anchors_out.push_back({v, target, stiffness, damping, release});
       }
     }
   }

@@ -317,7 +317,7 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
 StepStats BdfNewton::step(SimulationState& state, const StepInputs& inputs) {
   const auto start = Clock::now();
   const IntegratorOptions& o = model_->options;
-  loads_ = step_loads(*model_, inputs);
+  loads_ = step_loads(*model_, inputs, state.t);
   solver_options_ = o.solver;
   solver_options_.tolerance = o.newton.forcing;
   solver_options_.newton_direction = true;

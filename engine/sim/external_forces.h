@@ -4,6 +4,7 @@
 // vertex, added to the diagonal blocks of the system matrix.
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <span>
 #include <vector>
@@ -33,6 +34,8 @@ struct Anchor {
   std::shared_ptr<const Trajectory> target = {};
   double stiffness = 0;
   double damping = 0;
+  // The anchor acts in the steps that start before this time [s] (a grab released).
+  double release = std::numeric_limits<double>::infinity();
 };
 
 // How an obstacle's contact is resolved: a penalty force (seed 000 eq. 33, in the step's forces)

@@ -66,7 +66,7 @@ bool LinearizedBackwardEuler::attempt(SimulationState& state, double dt, bool co
 
 StepStats LinearizedBackwardEuler::step(SimulationState& state, const StepInputs& inputs) {
   const auto start = Clock::now();
-  loads_ = step_loads(*model_, inputs);
+  loads_ = step_loads(*model_, inputs, state.t);
   solver_options_ = model_->options.solver;
   if (inputs.tolerance > 0)
     solver_options_.tolerance = std::max(solver_options_.tolerance, inputs.tolerance);

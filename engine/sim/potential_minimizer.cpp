@@ -53,7 +53,7 @@ bool PotentialMinimizer::attempt(SimulationState& state, double h, StepStats& st
 
 StepStats PotentialMinimizer::step(SimulationState& state, const StepInputs& inputs) {
   const auto start = std::chrono::steady_clock::now();
-  loads_ = step_loads(*model_, inputs);
+  loads_ = step_loads(*model_, inputs, state.t);
   StepStats stats;
   stats.solver_method = name_;
   stats.stop_reason = StopReason::kMaxIterations;

@@ -282,7 +282,7 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
 
 StepStats VertexBlockDescent::step(SimulationState& state, const StepInputs& inputs) {
   const auto start = Clock::now();
-  loads_ = step_loads(*model_, inputs);
+  loads_ = step_loads(*model_, inputs, state.t);
   anchors_at_.assign(model_->mass.size(), {});
   for (size_t a = 0; a < loads_.anchors.size(); ++a)
     anchors_at_[static_cast<size_t>(loads_.anchors[a].vertex)].push_back(a);

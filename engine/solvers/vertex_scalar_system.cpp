@@ -64,7 +64,8 @@ FactorInfo VertexScalarSystem::factor(const std::vector<double>& diagonal,
 }
 
 void VertexScalarSystem::set_diagonal_change(std::vector<std::pair<Index, double>> change) {
-  // Fixed vertices stay identity rows; zero changes change nothing.
+  // Fixed vertices stay identity rows; zero changes change nothing. A negative change (an anchor
+  // the factor holds, let go) is fine while A + change stays positive definite.
   std::erase_if(change, [&](const std::pair<Index, double>& c) {
     return fixed_[static_cast<size_t>(c.first)] || c.second == 0;
   });

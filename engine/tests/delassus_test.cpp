@@ -65,7 +65,7 @@ TEST(Delassus, TheStepMovesAConstraintByTheComplianceOfItsMatrix) {
     internal.begin(start, base.options.dt);
     ForceOutput forces;
     ExternalForceOutput external;
-    evaluate_step_forces(base, step_loads(base, {}), start.p, base.options.dt, internal, forces,
+    evaluate_step_forces(base, step_loads(base, {}, 0), start.p, base.options.dt, internal, forces,
                          external);
     EdgeBlockMatrix matrix;
     Eigen::VectorXd rhs, x;

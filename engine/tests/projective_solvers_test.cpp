@@ -12,6 +12,7 @@
 #include "engine/sim/potential_minimizer.h"
 #include "engine/sim/stages/incremental_potential.h"
 #include "engine/sim/stages/projective_matrix.h"
+#include "engine/sim/trajectory.h"
 #include "engine/solvers/vertex_scalar_system.h"
 #include "engine/tests/bar_scene.h"
 
@@ -95,6 +96,37 @@ TEST(ProjectiveMatrix, ItsLaplacianMeasuresTheGradientOfAffineFields) {
   EXPECT_DOUBLE_EQ(matrix.weight(), 2 * soft_material().mu() + soft_material().lambda());
 }
 
+TEST(ProjectiveMatrix, AnchorsComingAndGoingSolveAsAFreshFactor) {
+  // A factor made with the scene's anchors, then a tool's grab added and one anchor let go (a
+  // low-rank change), and then many anchors at once (refactored): each solves as a matrix
+  // factored with that anchor set from the start.
+  const SimulationModel m =
+      test::box_model({4, 3, 3, Vec3(0.04, 0.03, 0.03)}, soft_material(), "xmin", Vec3::Zero());
+  const auto anchor = [&](Index v, double k) {
+    return Anchor{v, make_constant_trajectory(Vec3::Zero()), k, 0.5};
+  };
+  const double h = 0.01;
+  const std::vector<std::vector<Anchor>> sets = {
+      {anchor(20, 100), anchor(21, 100)},
+      {anchor(20, 100), anchor(33, 40), anchor(34, 40)},  // 21 let go, a grab of 33 and 34
+      {},
+  };
+  std::vector<Anchor> many;
+  for (Index v = 0; v < 60; ++v) many.push_back(anchor(v, 10 + v));
+  ProjectiveMatrix reused(m);
+  const Vec3Array b = wiggle(Vec3Array(m.rest.size(), Vec3::Zero()), 1.0);
+  for (const auto& anchors : {sets[0], sets[1], many, sets[2]}) {
+    reused.prepare(h, anchors);
+    ProjectiveMatrix fresh(m);
+    fresh.prepare(h, anchors);
+    Vec3Array x_reused, x_fresh;
+    reused.solve(b, x_reused);
+    fresh.solve(b, x_fresh);
+    EXPECT_LT(max_distance(x_reused, x_fresh),
+              1e-12 * max_distance(x_fresh, Vec3Array(x_fresh.size(), Vec3::Zero())));
+  }
+}
+
 TEST(IncrementalPotential, ItsGradientIsTheDerivativeOfItsValue) {
   for (const char* law : {"stvk-tl", "corotational", "snh", "stvk-edge"}) {
     SCOPED_TRACE(law);
@@ -105,7 +137,7 @@ TEST(IncrementalPotential, ItsGradientIsTheDerivativeOfItsValue) {
     for (size_t i = 0; i < state.v.size(); ++i)
       if (model->fixed[i]) state.v[i].setZero();
     IncrementalPotential potential(model);
-    potential.begin_step(state, step_loads(*model, {}), model->options.dt);
+    potential.begin_step(state, step_loads(*model, {}, 0), model->options.dt);
     // Deep enough into the floor (at y = -4 mm) for some vertices to touch it.
     Vec3Array x = wiggle(state.p, 0.003);
     for (Vec3& p : x) p.y() -= 0.003;

@@ -9,6 +9,7 @@
 
 #include "engine/forces/constant_q.h"
 #include "engine/forces/nodal_volume.h"
+#include "engine/sim/integrator.h"
 #include "engine/tests/test_support.h"
 
 namespace softbody {
@@ -190,6 +191,32 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
               std::string::npos)
         << build_error(pd);
   }
+}
+
+// An anchor's `release`: it holds the body up until then, and the body falls after it.
+TEST(Scene, AnAnchorLetsGoAtItsReleaseTime) {
+  nlohmann::json doc = minimal_scene();
+  doc["dt"] = 0.01;
+  doc["anchors"] = {{{"select", {{"set", "ymax"}}}, {"stiffness", 1e4}, {"release", 0.1}}};
+  const Scene scene = build_scene(doc, "t", ".");
+  ASSERT_FALSE(scene.model->anchors.empty());
+  EXPECT_DOUBLE_EQ(scene.model->anchors.front().release, 0.1);
+  SimulationState state = rest_state(*scene.model);
+  auto integrator = make_integrator(scene.model);
+  const auto lowest = [&] {
+    double y = INFINITY;
+    for (const Vec3& p : state.p) y = std::min(y, p.y());
+    return y;
+  };
+  const double start = lowest();
+  for (int k = 0; k < 10; ++k) integrator->step(state);  // held: it sags, it does not fall
+  const double held = start - lowest();
+  EXPECT_LT(held, 0.01);
+  for (int k = 0; k < 20; ++k) integrator->step(state);  // 0.2 s of free fall: ~0.2 m
+  EXPECT_GT(start - lowest(), 0.1);
+  doc["anchors"][0]["release"] = 0;
+  EXPECT_NE(build_error(doc).find("/anchors/0/release: must be > 0"), std::string::npos)
+      << build_error(doc);
 }
 
 // cnh_threshold belongs to the clamped Neo-Hooke law, inside (0, 1).

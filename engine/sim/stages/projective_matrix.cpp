@@ -34,21 +34,12 @@ ProjectiveMatrix::ProjectiveMatrix(const SimulationModel& model)
   }
 }
 
-void ProjectiveMatrix::prepare(double h, std::span<const Anchor> anchors) {
-  const IntegratorOptions& o = model_.options;
-  const double stiffness_scale = weight_ * (1 + o.beta / h);
-  if (h != factored_h_) {
-    std::vector<double> diagonal(laplacian_diagonal_.size()), edges(laplacian_edges_.size());
-    for (size_t i = 0; i < diagonal.size(); ++i)
-      diagonal[i] =
-          (1 + o.alpha * h) * model_.mass[i] / (h * h) + stiffness_scale * laplacian_diagonal_[i];
-    for (size_t e = 0; e < edges.size(); ++e) edges[e] = stiffness_scale * laplacian_edges_[e];
-    factor_info_ = system_.factor(diagonal, edges);
-    factored_h_ = h;
-  }
+namespace {
+
+// (vertex, k + c/h) per anchored vertex, sorted, two anchors on one vertex added.
+std::vector<std::pair<Index, double>> anchor_diagonal(std::span<const Anchor> anchors, double h) {
   std::vector<std::pair<Index, double>> change;
   for (const Anchor& a : anchors) change.emplace_back(a.vertex, a.stiffness + a.damping / h);
-  // Two anchors on one vertex add.
   std::sort(change.begin(), change.end());
   std::vector<std::pair<Index, double>> merged;
   for (const auto& c : change) {
@@ -58,7 +49,53 @@ void ProjectiveMatrix::prepare(double h, std::span<const Anchor> anchors) {
       merged.push_back(c);
     }
   }
-  system_.set_diagonal_change(std::move(merged));
+  return merged;
+}
+
+// current - base over the union of their vertices (entries that differ only).
+std::vector<std::pair<Index, double>> difference(
+    const std::vector<std::pair<Index, double>>& current,
+    const std::vector<std::pair<Index, double>>& base) {
+  std::vector<std::pair<Index, double>> out;
+  size_t i = 0, j = 0;
+  while (i < current.size() || j < base.size()) {
+    if (j == base.size() || (i < current.size() && current[i].first < base[j].first)) {
+      out.push_back(current[i++]);
+    } else if (i == current.size() || base[j].first < current[i].first) {
+      out.emplace_back(base[j].first, -base[j].second);
+      ++j;
+    } else {
+      if (current[i].second != base[j].second)
+        out.emplace_back(current[i].first, current[i].second - base[j].second);
+      ++i;
+      ++j;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void ProjectiveMatrix::prepare(double h, std::span<const Anchor> anchors) {
+  const IntegratorOptions& o = model_.options;
+  const std::vector<std::pair<Index, double>> wanted = anchor_diagonal(anchors, h);
+  std::vector<std::pair<Index, double>> change = difference(wanted, factored_anchors_);
+  // A few anchors more or less than the factor holds (a tool's grab) are a low-rank change;
+  // many (a scene's anchors, a new h) are factored in.
+  if (h != factored_h_ || change.size() > kMaxLowRankChange) {
+    const double stiffness_scale = weight_ * (1 + o.beta / h);
+    std::vector<double> diagonal(laplacian_diagonal_.size()), edges(laplacian_edges_.size());
+    for (size_t i = 0; i < diagonal.size(); ++i)
+      diagonal[i] =
+          (1 + o.alpha * h) * model_.mass[i] / (h * h) + stiffness_scale * laplacian_diagonal_[i];
+    for (const auto& [v, d] : wanted) diagonal[static_cast<size_t>(v)] += d;
+    for (size_t e = 0; e < edges.size(); ++e) edges[e] = stiffness_scale * laplacian_edges_[e];
+    factor_info_ = system_.factor(diagonal, edges);
+    factored_h_ = h;
+    factored_anchors_ = wanted;
+    change.clear();
+  }
+  system_.set_diagonal_change(std::move(change));
 }
 
 }  // namespace softbody

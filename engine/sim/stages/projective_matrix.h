@@ -8,7 +8,8 @@
 // small strain, so the iteration does not overshoot dilation modes (a weight below mu + 1.5
 // lambda can; the integrators' energy guard and line search catch what remains). Its blocks are
 // scalars times I3: one n x n factor, three right-hand sides (VertexScalarSystem), refactored only
-// when h changes; anchors (a tool's grab changes them every few steps) by a low-rank change.
+// when h changes or many anchors come or go (a scene's, at its start or release); a few (a tool's
+// grab, which changes every few steps) are a low-rank change of that factor.
 #pragma once
 
 #include <span>
@@ -38,7 +39,11 @@ class ProjectiveMatrix {
   double weight_;
   std::vector<double> laplacian_diagonal_, laplacian_edges_;  // L with w = 1
   VertexScalarSystem system_;
+  // A change of anchors beyond this many vertices is factored in rather than applied by the
+  // Woodbury identity (whose cost grows with its rank: k solves once, an n x k product per solve).
+  static constexpr size_t kMaxLowRankChange = 32;
   double factored_h_ = 0;
+  std::vector<std::pair<Index, double>> factored_anchors_;  // (vertex, k + c/h) in the factor
   FactorInfo factor_info_;
 };
 

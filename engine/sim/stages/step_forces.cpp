@@ -2,9 +2,11 @@
 
 namespace softbody {
 
-StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs) {
-  StepLoads loads{model.anchors, {}, {}};
-  loads.anchors.insert(loads.anchors.end(), inputs.anchors.begin(), inputs.anchors.end());
+StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs, double t) {
+  StepLoads loads;
+  for (const auto* list : {&model.anchors, &inputs.anchors})
+    for (const Anchor& a : *list)
+      if (t < a.release) loads.anchors.push_back(a);
   for (const auto* list : {&model.obstacles, &inputs.obstacles})
     for (const Obstacle& o : *list)
       (o.contact.model == ContactModel::kConstraint ? loads.constraint_obstacles : loads.obstacles)

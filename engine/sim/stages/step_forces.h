@@ -15,7 +15,8 @@ struct StepLoads {
   std::vector<Obstacle> obstacles;             // penalty
   std::vector<Obstacle> constraint_obstacles;  // constraint
 };
-StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs);
+// For a step starting at t: anchors released by then are left out.
+StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs, double t);
 
 void evaluate_step_forces(const SimulationModel& model, const StepLoads& loads, const Vec3Array& p,
                           double t_next, StepInternalForces& internal, ForceOutput& forces,
