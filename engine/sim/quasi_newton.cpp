@@ -8,7 +8,7 @@ namespace {
 
 // Armijo's sufficient decrease, and at most this many halvings of a step.
 constexpr double kArmijo = 1e-4;
-constexpr int kMaxHalvings = 10;
+constexpr int kMaxHalvings = 30;
 constexpr double kEnergyRoundOff = 1e-12;
 
 }  // namespace
@@ -48,13 +48,18 @@ void QuasiNewton::minimize(Vec3Array& x, StepStats& stats) {
       slope = dot(gradient, d);
       if (!(slope < 0)) break;  // at a stationary point
     }
-    double step = 1, trial_energy = 0;
+    // Backtracking: the first trial with its gradient (usually accepted), the others energy only
+    // and the gradient once one is. A's curvature can be far below the law's (a clamped
+    // Neo-Hooke element compressed past J0): the step may need to shrink a million-fold.
+    double step = 1;
+    double trial_energy = 0;
     bool accepted = false;
     for (int halving = 0; halving <= kMaxHalvings; ++halving, step *= 0.5) {
       for (size_t i = 0; i < n; ++i) trial[i] = x[i] + step * d[i];
-      trial_energy = potential_.evaluate(trial, &trial_gradient);
+      trial_energy = potential_.evaluate(trial, halving == 0 ? &trial_gradient : nullptr);
       if (trial_energy <= energy + kArmijo * step * slope + kEnergyRoundOff * std::abs(energy)) {
         accepted = true;
+        if (halving > 0) potential_.evaluate(trial, &trial_gradient);
         break;
       }
     }
