@@ -224,6 +224,9 @@ void add_run_command(CLI::App& app) {
         const BoundingBox box = bounding_box(state.p);
         line["bbox_min"] = {box.min.x(), box.min.y(), box.min.z()};
         line["bbox_max"] = {box.max.x(), box.max.y(), box.max.z()};
+        const Momentum body = momentum(model.mass, state.p, state.v);
+        line["momentum"] = {body.linear.x(), body.linear.y(), body.linear.z()};
+        line["angular_momentum"] = {body.angular.x(), body.angular.y(), body.angular.z()};
         std::cout << line.dump() << '\n';
       }
       if (bar && (k % 5 == 0 || k + 1 == total)) progress_bar(k + 1, total, s);

@@ -12,8 +12,10 @@
 
 namespace softbody {
 
-// Empty without the key; one velocity per vertex otherwise (zero on fixed vertices).
-Vec3Array read_initial_velocity(JsonReader& root, size_t num_vertices,
+// Empty without the key; one velocity per vertex otherwise (zero on fixed vertices): a rigid
+// motion (`linear` [length/s], `angular` [rad/s] about the rest centroid) plus, with `random`,
+// seeded random components.
+Vec3Array read_initial_velocity(JsonReader& root, const Vec3Array& rest,
                                 const std::vector<std::uint8_t>& fixed);
 
 }  // namespace softbody

@@ -65,7 +65,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
   if (!(scene.duration > 0)) root.fail("duration", "must be > 0");
   model->gravity = root.vec3("gravity", Vec3(0, -9.81, 0) / length, 1);
   model->fixed = read_fixed(root, mesh);
-  model->initial_velocity = read_initial_velocity(root, mesh.vertices.size(), model->fixed);
+  model->initial_velocity = read_initial_velocity(root, mesh.vertices, model->fixed);
   model->surface_loads = read_loads(root, mesh, *body.topology);
   scene.probes = read_probes(root, mesh);
   model->anchors = read_anchors(root, mesh, body.permutation);

@@ -47,4 +47,18 @@ std::vector<double> lumped_masses(const TetMesh& mesh, double density) {
   return mass;
 }
 
+Momentum momentum(const std::vector<double>& mass, const Vec3Array& p, const Vec3Array& v) {
+  Momentum out;
+  Vec3 centre = Vec3::Zero();
+  double total = 0;
+  for (size_t i = 0; i < p.size(); ++i) {
+    centre += mass[i] * p[i];
+    total += mass[i];
+    out.linear += mass[i] * v[i];
+  }
+  if (total > 0) centre /= total;
+  for (size_t i = 0; i < p.size(); ++i) out.angular += mass[i] * (p[i] - centre).cross(v[i]);
+  return out;
+}
+
 }  // namespace softbody

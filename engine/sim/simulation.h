@@ -100,6 +100,14 @@ double mean_distance(const Vec3Array& a, const Vec3Array& b, double diagonal);
 // Lumped mass: each tetrahedron gives a quarter of rho * V to each of its vertices.
 std::vector<double> lumped_masses(const TetMesh& mesh, double density);
 
+// The body's linear momentum sum m_i v_i and its angular momentum about its centre of mass,
+// sum m_i (p_i - c) x v_i (what inversion alleviation must keep, and a spinning body keeps
+// without external torque).
+struct Momentum {
+  Vec3 linear = Vec3::Zero(), angular = Vec3::Zero();
+};
+Momentum momentum(const std::vector<double>& mass, const Vec3Array& p, const Vec3Array& v);
+
 struct StepStats {
   long step = 0;
   double t = 0;

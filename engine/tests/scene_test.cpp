@@ -264,6 +264,22 @@ TEST(Scene, RandomInitialVelocities) {
       << build_error(doc);
 }
 
+// initial_velocity's rigid motion: a thrown, spinning body (linear in scene units, angular in
+// rad/s about the rest centroid): each vertex's velocity is linear + omega x (x - c).
+TEST(Scene, ThrownAndSpinningInitialVelocity) {
+  nlohmann::json doc = minimal_scene();
+  doc["units"] = "mm";
+  doc["mesh"]["box"] = {{"cells", {2, 1, 1}}, {"size", {200, 100, 100}}, {"origin", {0, 0, 0}}};
+  doc["initial_velocity"] = {{"linear", {1000, 0, 0}}, {"angular", {0, 0, 2}}};
+  const Scene s = build_scene(doc, "t", ".");
+  const Vec3 centroid(0.1, 0.05, 0.05);  // m
+  ASSERT_EQ(s.model->initial_velocity.size(), s.model->rest.size());
+  for (size_t i = 0; i < s.model->rest.size(); ++i) {
+    const Vec3 expected = Vec3(1, 0, 0) + Vec3(0, 0, 2).cross(s.model->rest[i] - centroid);
+    EXPECT_LT((s.model->initial_velocity[i] - expected).norm(), 1e-12) << i;
+  }
+}
+
 TEST(Scene, ViscoelasticMaterial) {
   nlohmann::json doc = minimal_scene();
   doc["material"]["viscoelastic"] = {
