@@ -56,6 +56,7 @@ nlohmann::ordered_json step_json(const StepStats& s) {
   if (s.bdf_order > 0) j["bdf_order"] = s.bdf_order;
   j["inverted_elements"] = s.inverted_elements;
   j["inverted_before_alleviation"] = s.inverted_before_alleviation;
+  j["energy_removed"] = s.energy_removed;
   j["alleviation_sweeps"] = s.alleviation_sweeps;
   j["rolled_back"] = s.rolled_back;
   j["substeps"] = s.substeps;

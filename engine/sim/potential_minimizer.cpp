@@ -6,6 +6,7 @@
 
 #include "engine/parallel/parallel.h"
 #include "engine/sim/rollback.h"
+#include "engine/sim/stages/energy_guard.h"
 #include "engine/sim/stages/initial_guess.h"
 #include "engine/sim/stages/inversion_alleviation.h"
 #include "engine/sim/stages/state_update.h"
@@ -38,7 +39,8 @@ PotentialMinimizer::PotentialMinimizer(std::shared_ptr<const SimulationModel> mo
     : Integrator((check_potential_model(*model, name), model)),
       potential_(model_),
       matrix_(*model_),
-      name_(name) {}
+      name_(name),
+      workspace_(model_->forces->make_workspace()) {}
 
 bool PotentialMinimizer::attempt(SimulationState& state, double h, StepStats& stats) {
   const SimulationModel& m = *model_;
@@ -47,8 +49,14 @@ bool PotentialMinimizer::attempt(SimulationState& state, double h, StepStats& st
   matrix_.prepare(h, loads_.anchors);
   Vec3Array x = adaptive_initial_guess(m, state, h);
   minimize(x, stats);
-
-  return accept_positions(m, std::move(x), h, state, stats);
+  // What the unconverged step created beyond the work done on the body is taken back out of its
+  // deformational velocities (stages/energy_guard.h).
+  Vec3Array v(x.size());
+  for (size_t i = 0; i < x.size(); ++i)
+    v[i] = (!m.fixed.empty() && m.fixed[i]) ? Vec3::Zero() : Vec3((x[i] - state.p[i]) / h);
+  const double created = created_energy(m, loads_, state.p, state.v, state.t, x, v, h, *workspace_);
+  stats.energy_removed += remove_created_energy(m, x, v, created);
+  return accept_positions(m, std::move(x), std::move(v), h, state, stats);
 }
 
 StepStats PotentialMinimizer::step(SimulationState& state, const StepInputs& inputs) {

@@ -40,6 +40,7 @@ class PotentialMinimizer : public Integrator {
   bool attempt(SimulationState& state, double h, StepStats& stats);
   const char* name_;
   StepLoads loads_;
+  std::unique_ptr<ForceWorkspace> workspace_;  // the energy guard's
 };
 
 // Sums over all vertices that round the same for any thread count.

@@ -161,6 +161,9 @@ struct StepStats {
   int inverted_elements = 0;
   int inverted_before_alleviation = 0;
   int alleviation_sweeps = 0;
+  // projective, quasi-newton: mechanical energy the step's iterations created beyond the work done
+  // on the body, taken back out of its deformational velocities [J] (stages/energy_guard.h).
+  double energy_removed = 0;
   int rolled_back = 0;  // attempts discarded (non-finite or over max_speed)
   int substeps = 1;     // of the accepted attempt
   bool failed = false;  // every attempt was rolled back: positions kept, velocities zeroed

@@ -34,16 +34,20 @@ bool accept_update(const SimulationModel& model, Vec3Array& p_next, Vec3Array& v
 
 bool accept_positions(const SimulationModel& m, Vec3Array x, double h, SimulationState& state,
                       StepStats& stats) {
-  const size_t n = x.size();
-  Vec3Array v_next(n);
-  for (size_t i = 0; i < n; ++i) v_next[i] = (x[i] - state.p[i]) / h;
+  Vec3Array v(x.size());
+  for (size_t i = 0; i < x.size(); ++i) v[i] = (x[i] - state.p[i]) / h;
+  return accept_positions(m, std::move(x), std::move(v), h, state, stats);
+}
+
+bool accept_positions(const SimulationModel& m, Vec3Array x, Vec3Array v, double h,
+                      SimulationState& state, StepStats& stats) {
   for (size_t i = 0; i < m.fixed.size(); ++i)
     if (m.fixed[i]) {
       x[i] = state.p[i];
-      v_next[i].setZero();
+      v[i].setZero();
     }
   Vec3Array p_before = state.p, v_before = state.v;
-  if (!accept_update(m, x, v_next, state.t + h, state, stats)) return false;
+  if (!accept_update(m, x, v, state.t + h, state, stats)) return false;
   record_history(state.history, std::move(p_before), std::move(v_before), state.t, h);
   return true;
 }

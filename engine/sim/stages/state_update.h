@@ -19,5 +19,8 @@ bool accept_update(const SimulationModel& model, Vec3Array& p_next, Vec3Array& v
 // recorded as the new state's history (record_history). False leaves `state` as it was.
 bool accept_positions(const SimulationModel& model, Vec3Array x, double h, SimulationState& state,
                       StepStats& stats);
+// The same with the end velocities given (corrected after the solve).
+bool accept_positions(const SimulationModel& model, Vec3Array x, Vec3Array v, double h,
+                      SimulationState& state, StepStats& stats);
 
 }  // namespace softbody

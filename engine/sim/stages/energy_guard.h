@@ -1,0 +1,44 @@
+// The fixed-iteration solvers' guard against steps that create energy (projective, quasi-newton).
+// Stopped after a few iterations, their step is not backward Euler's minimizer, and far from it
+// (a hard impact, a body crushed through itself) it can feed energy in: a box thrown at a wall
+// rebounded faster than it came, a released cube flew apart (docs/validation/seed-004.md) — below
+// the rollback speed, so nothing stopped it. Backward Euler itself dissipates; so a step may end
+// with no more mechanical energy than it started with plus the work done on the body by what
+// moves it (anchor targets and obstacles moving, surface loads). What a step creates beyond
+// that is taken back out of its velocities' deformational part (remove_created_energy): the
+// velocity relative to the body's rigid motion is scaled down, so linear and angular momentum are
+// kept, as inversion alleviation keeps them. Energy a step stores in the deformation or a penalty
+// contact, or gives the rigid motion, stays: the guard bounds, it does not forbid, what an
+// unconverged step creates. (Rolling such steps back and retaking them with
+// substeps did not help: against a stiff penalty wall eight substeps of ten iterations created
+// energy too, and the failed step then stopped the body dead.)
+#pragma once
+
+#include "engine/sim/simulation.h"
+#include "engine/sim/stages/step_forces.h"
+
+namespace softbody {
+
+// Kinetic + elastic + gravity + the penalty potentials of the step's anchors and obstacles (posed
+// at time t) at positions p and velocities v.
+struct MechanicalEnergy {
+  double kinetic = 0, elastic = 0, potential = 0;
+  double total() const { return kinetic + elastic + potential; }
+};
+MechanicalEnergy mechanical_energy(const SimulationModel& model, const StepLoads& loads,
+                                   const Vec3Array& p, const Vec3Array& v, double t,
+                                   ForceWorkspace& workspace);
+
+// The energy [J] the step from (p, v, t) to (p_next, v_next, t + h) created beyond the work done
+// on the body (negative: it dissipated).
+double created_energy(const SimulationModel& model, const StepLoads& loads, const Vec3Array& p,
+                      const Vec3Array& v, double t, const Vec3Array& p_next,
+                      const Vec3Array& v_next, double h, ForceWorkspace& workspace);
+
+// Takes `energy` [J] out of the kinetic energy of v's motion relative to the rigid motion with
+// the same linear and angular momentum, which keeps both momenta (all of it when it holds less).
+// Fixed vertices stay at rest. Returns what was taken.
+double remove_created_energy(const SimulationModel& model, const Vec3Array& p, Vec3Array& v,
+                             double energy);
+
+}  // namespace softbody
