@@ -54,9 +54,23 @@ bool PotentialMinimizer::attempt(SimulationState& state, double h, StepStats& st
   Vec3Array v(x.size());
   for (size_t i = 0; i < x.size(); ++i)
     v[i] = (!m.fixed.empty() && m.fixed[i]) ? Vec3::Zero() : Vec3((x[i] - state.p[i]) / h);
-  const double created = created_energy(m, loads_, state.p, state.v, state.t, x, v, h, *workspace_);
+  const double elastic_before = elastic_energy(state.p), elastic_after = elastic_energy(x);
+  const double created = created_energy(m, loads_, {state.p, state.v, state.t, elastic_before},
+                                        {x, v, state.t + h, elastic_after});
   stats.energy_removed += remove_created_energy(m, x, v, created);
-  return accept_positions(m, std::move(x), std::move(v), h, state, stats);
+  if (!accept_positions(m, std::move(x), std::move(v), h, state, stats)) return false;
+  accepted_p_ = state.p;
+  accepted_elastic_ = elastic_after;
+  return true;
+}
+
+double PotentialMinimizer::elastic_energy(const Vec3Array& p) {
+  double energy = 0;
+  if (potential_.elastic_energy_at(p, energy)) return energy;
+  if (p == accepted_p_) return accepted_elastic_;
+  ForceOutput out;
+  model_->forces->evaluate(p, kEvalEnergy, *workspace_, out);
+  return out.energy;
 }
 
 StepStats PotentialMinimizer::step(SimulationState& state, const StepInputs& inputs) {

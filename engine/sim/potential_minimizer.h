@@ -40,7 +40,12 @@ class PotentialMinimizer : public Integrator {
   bool attempt(SimulationState& state, double h, StepStats& stats);
   const char* name_;
   StepLoads loads_;
-  std::unique_ptr<ForceWorkspace> workspace_;  // the energy guard's
+  // W(p) for the energy guard: from the potential's last iterate, the last accepted state's
+  // (cached: the next step starts there), or evaluated.
+  double elastic_energy(const Vec3Array& p);
+  std::unique_ptr<ForceWorkspace> workspace_;
+  Vec3Array accepted_p_;
+  double accepted_elastic_ = 0;
 };
 
 // Sums over all vertices that round the same for any thread count.

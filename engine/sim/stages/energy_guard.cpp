@@ -29,11 +29,9 @@ double penalty_potential(const StepLoads& loads, const Vec3Array& p, double t) {
 
 MechanicalEnergy mechanical_energy(const SimulationModel& model, const StepLoads& loads,
                                    const Vec3Array& p, const Vec3Array& v, double t,
-                                   ForceWorkspace& workspace) {
+                                   double elastic) {
   MechanicalEnergy e;
-  ForceOutput out;
-  model.forces->evaluate(p, kEvalEnergy, workspace, out);
-  e.elastic = out.energy;
+  e.elastic = elastic;
   for (size_t i = 0; i < p.size(); ++i) {
     e.kinetic += 0.5 * model.mass[i] * v[i].squaredNorm();
     e.potential -= model.mass[i] * model.gravity.dot(p[i]);
@@ -42,17 +40,18 @@ MechanicalEnergy mechanical_energy(const SimulationModel& model, const StepLoads
   return e;
 }
 
-double created_energy(const SimulationModel& model, const StepLoads& loads, const Vec3Array& p,
-                      const Vec3Array& v, double t, const Vec3Array& p_next,
-                      const Vec3Array& v_next, double h, ForceWorkspace& workspace) {
-  const MechanicalEnergy before = mechanical_energy(model, loads, p, v, t, workspace);
-  const MechanicalEnergy after = mechanical_energy(model, loads, p_next, v_next, t + h, workspace);
+double created_energy(const SimulationModel& model, const StepLoads& loads,
+                      const EnergyState& start, const EnergyState& end) {
+  const Vec3Array &p = start.p, &p_next = end.p;
+  const MechanicalEnergy before =
+      mechanical_energy(model, loads, p, start.v, start.t, start.elastic);
+  const MechanicalEnergy after = mechanical_energy(model, loads, p_next, end.v, end.t, end.elastic);
   // Work on the body: what moving targets and obstacles added to the penalty potentials at the
   // step's end positions, and the surface loads (at the step's start) along the displacement.
-  double work = penalty_potential(loads, p_next, t + h) - penalty_potential(loads, p_next, t);
+  double work = penalty_potential(loads, p_next, end.t) - penalty_potential(loads, p_next, start.t);
   ExternalForceOutput surface;
   surface.reset(p.size());
-  add_surface_loads(model.surface_loads, p, t + h, surface);
+  add_surface_loads(model.surface_loads, p, end.t, surface);
   for (size_t i = 0; i < p.size(); ++i) work += surface.h[i].dot(p_next[i] - p[i]);
   return after.total() - before.total() - work;
 }

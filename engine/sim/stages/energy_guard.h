@@ -20,20 +20,28 @@
 namespace softbody {
 
 // Kinetic + elastic + gravity + the penalty potentials of the step's anchors and obstacles (posed
-// at time t) at positions p and velocities v.
+// at time t) at positions p and velocities v; the elastic energy W(p) is the caller's (the
+// solvers have it from their last iterate).
 struct MechanicalEnergy {
   double kinetic = 0, elastic = 0, potential = 0;
   double total() const { return kinetic + elastic + potential; }
 };
 MechanicalEnergy mechanical_energy(const SimulationModel& model, const StepLoads& loads,
                                    const Vec3Array& p, const Vec3Array& v, double t,
-                                   ForceWorkspace& workspace);
+                                   double elastic);
 
-// The energy [J] the step from (p, v, t) to (p_next, v_next, t + h) created beyond the work done
-// on the body (negative: it dissipated).
-double created_energy(const SimulationModel& model, const StepLoads& loads, const Vec3Array& p,
-                      const Vec3Array& v, double t, const Vec3Array& p_next,
-                      const Vec3Array& v_next, double h, ForceWorkspace& workspace);
+// A body's state for the energy balance: positions, velocities, time and W(p).
+struct EnergyState {
+  const Vec3Array& p;
+  const Vec3Array& v;
+  double t;
+  double elastic;
+};
+
+// The energy [J] the step from `before` to `after` created beyond the work done on the body
+// (negative: it dissipated).
+double created_energy(const SimulationModel& model, const StepLoads& loads,
+                      const EnergyState& before, const EnergyState& after);
 
 // Takes `energy` [J] out of the kinetic energy of v's motion relative to the rigid motion with
 // the same linear and angular momentum, which keeps both momenta (all of it when it holds less).

@@ -26,6 +26,12 @@ class IncrementalPotential {
 
   // G(x) and, when `gradient` is given, dG/dx (zero at fixed vertices).
   double evaluate(const Vec3Array& x, Vec3Array* gradient);
+  // W(x) when x is where evaluate() last ran (the solvers' last iterate): true and the energy.
+  bool elastic_energy_at(const Vec3Array& x, double& energy) const {
+    if (x != evaluated_at_) return false;
+    energy = elastic_.energy;
+    return true;
+  }
 
   // The prediction y = x_n + h v_n + h^2 g, and the step's start x_n.
   const Vec3Array& prediction() const { return prediction_; }
@@ -41,6 +47,7 @@ class IncrementalPotential {
   std::shared_ptr<const SimulationModel> model_;
   std::unique_ptr<ForceWorkspace> workspace_;
   ForceOutput elastic_;
+  Vec3Array evaluated_at_;  // where elastic_ was last evaluated
   StepLoads loads_;
   std::vector<std::vector<size_t>> anchors_at_;        // per vertex: indices into loads_.anchors
   std::vector<Obstacle> obstacles_;                    // posed at the step's end, as penalty
