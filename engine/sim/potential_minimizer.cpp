@@ -46,8 +46,12 @@ bool PotentialMinimizer::attempt(SimulationState& state, double h, StepStats& st
   const SimulationModel& m = *model_;
   alleviate(m, h, loads_.anchors, state, stats);
   potential_.begin_step(state, loads_, h);
-  matrix_.prepare(h, loads_.anchors);
   Vec3Array x = adaptive_initial_guess(m, state, h);
+  // The penalty contacts of the initial guess enter the matrix (those that begin during the
+  // iterations are left to the line search).
+  const long factorizations = matrix_.factorizations();
+  matrix_.prepare(h, loads_.anchors, potential_.penalty_contacts(x));
+  stats.factorizations += static_cast<int>(matrix_.factorizations() - factorizations);
   minimize(x, stats);
   // What the unconverged step created beyond the work done on the body is taken back out of its
   // deformational velocities (stages/energy_guard.h).

@@ -8,8 +8,9 @@
 // lambda term, StVK, Neo-Hooke, SNH, CNH): for them the same iteration is A-preconditioned
 // gradient descent, PD with the local step's projection P_e = F_e - dPsi/dF / w (Liu et al. 2017
 // read PD this way). It keeps every model the potential supports and converges to implicit Euler;
-// a step that would raise G (a strongly compressed StVK element, a stiff penalty contact, which
-// A does not contain) is halved until it does not, and restarts the acceleration.
+// a step that would raise G (a strongly compressed StVK element, a stiff penalty contact that
+// begins during the iterations, which A does not contain) is halved until it does not, and
+// restarts the acceleration.
 #pragma once
 
 #include "engine/sim/potential_minimizer.h"

@@ -98,4 +98,20 @@ double IncrementalPotential::evaluate(const Vec3Array& x, Vec3Array* gradient) {
   return elastic_.energy + vertex_sum;
 }
 
+std::vector<std::pair<Index, double>> IncrementalPotential::penalty_contacts(
+    const Vec3Array& x) const {
+  std::vector<std::pair<Index, double>> out;
+  if (obstacles_.empty()) return out;
+  const SimulationModel& m = *model_;
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (!m.fixed.empty() && m.fixed[i]) continue;
+    double stiffness = 0;
+    for (size_t k = 0; k < obstacles_.size(); ++k)
+      if (signed_distance(obstacles_[k], obstacle_poses_[k].first, x[i]) < 0)
+        stiffness += obstacles_[k].contact.stiffness;
+    if (stiffness > 0) out.emplace_back(static_cast<Index>(i), stiffness);
+  }
+  return out;
+}
+
 }  // namespace softbody

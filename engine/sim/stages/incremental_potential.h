@@ -26,6 +26,9 @@ class IncrementalPotential {
 
   // G(x) and, when `gradient` is given, dG/dx (zero at fixed vertices).
   double evaluate(const Vec3Array& x, Vec3Array* gradient);
+  // The vertices in penalty contact at x with their obstacles' normal stiffness K_N (summed per
+  // vertex, sorted): what the constant matrix may take in for the step.
+  std::vector<std::pair<Index, double>> penalty_contacts(const Vec3Array& x) const;
   // W(x) when x is where evaluate() last ran (the solvers' last iterate): true and the energy.
   bool elastic_energy_at(const Vec3Array& x, double& energy) const {
     if (x != evaluated_at_) return false;

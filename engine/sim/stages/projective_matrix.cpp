@@ -37,12 +37,14 @@ ProjectiveMatrix::ProjectiveMatrix(const SimulationModel& model)
 namespace {
 
 // (vertex, k + c/h) per anchored vertex, sorted, two anchors on one vertex added.
-std::vector<std::pair<Index, double>> anchor_diagonal(std::span<const Anchor> anchors, double h) {
-  std::vector<std::pair<Index, double>> change;
-  for (const Anchor& a : anchors) change.emplace_back(a.vertex, a.stiffness + a.damping / h);
-  std::sort(change.begin(), change.end());
+// a + b over the union of their vertices (both sorted by vertex).
+std::vector<std::pair<Index, double>> sum(const std::vector<std::pair<Index, double>>& a,
+                                          const std::vector<std::pair<Index, double>>& b) {
+  std::vector<std::pair<Index, double>> out(a);
+  out.insert(out.end(), b.begin(), b.end());
+  std::sort(out.begin(), out.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<std::pair<Index, double>> merged;
-  for (const auto& c : change) {
+  for (const auto& c : out) {
     if (!merged.empty() && merged.back().first == c.first) {
       merged.back().second += c.second;
     } else {
@@ -50,6 +52,13 @@ std::vector<std::pair<Index, double>> anchor_diagonal(std::span<const Anchor> an
     }
   }
   return merged;
+}
+
+// (vertex, k + c/h) per anchored vertex, sorted, two anchors on one vertex added.
+std::vector<std::pair<Index, double>> anchor_diagonal(std::span<const Anchor> anchors, double h) {
+  std::vector<std::pair<Index, double>> change;
+  for (const Anchor& a : anchors) change.emplace_back(a.vertex, a.stiffness + a.damping / h);
+  return sum(change, {});
 }
 
 // current - base over the union of their vertices (entries that differ only).
@@ -76,13 +85,18 @@ std::vector<std::pair<Index, double>> difference(
 
 }  // namespace
 
-void ProjectiveMatrix::prepare(double h, std::span<const Anchor> anchors) {
+void ProjectiveMatrix::prepare(double h, std::span<const Anchor> anchors,
+                               std::vector<std::pair<Index, double>> contacts) {
   const IntegratorOptions& o = model_.options;
-  const std::vector<std::pair<Index, double>> wanted = anchor_diagonal(anchors, h);
-  std::vector<std::pair<Index, double>> change = difference(wanted, factored_anchors_);
+  std::sort(contacts.begin(), contacts.end());
+  std::vector<std::pair<Index, double>> wanted = anchor_diagonal(anchors, h);
+  // Penalty contacts add their normal stiffness (isotropically: A stays scalar per vertex).
+  wanted = sum(wanted, contacts);
+  std::vector<std::pair<Index, double>> change = difference(wanted, factored_diagonal_);
   // A few anchors more or less than the factor holds (a tool's grab) are a low-rank change;
-  // many (a scene's anchors, a new h) are factored in.
-  if (h != factored_h_ || change.size() > kMaxLowRankChange) {
+  // many (a scene's anchors, a new h), or another contact set, are factored in (a scalar factor
+  // costs a few per cent of a step).
+  if (h != factored_h_ || change.size() > kMaxLowRankChange || contacts != factored_contacts_) {
     const double stiffness_scale = weight_ * (1 + o.beta / h);
     std::vector<double> diagonal(laplacian_diagonal_.size()), edges(laplacian_edges_.size());
     for (size_t i = 0; i < diagonal.size(); ++i)
@@ -91,8 +105,10 @@ void ProjectiveMatrix::prepare(double h, std::span<const Anchor> anchors) {
     for (const auto& [v, d] : wanted) diagonal[static_cast<size_t>(v)] += d;
     for (size_t e = 0; e < edges.size(); ++e) edges[e] = stiffness_scale * laplacian_edges_[e];
     factor_info_ = system_.factor(diagonal, edges);
+    ++factorizations_;
     factored_h_ = h;
-    factored_anchors_ = wanted;
+    factored_diagonal_ = wanted;
+    factored_contacts_ = std::move(contacts);
     change.clear();
   }
   system_.set_diagonal_change(std::move(change));
