@@ -12,6 +12,20 @@
 #include "engine/sim/stages/state_update.h"
 
 namespace softbody {
+namespace {
+
+// The energy balance's round-off, relative to the body's energy; and how often a step that
+// stored created energy in the deformation is halved at most (2^-20 of it is its start).
+constexpr double kEnergyRoundOff = 1e-9;
+constexpr int kMaxShortenings = 20;
+
+double kinetic_energy(const SimulationModel& model, const Vec3Array& v) {
+  double k = 0;
+  for (size_t i = 0; i < v.size(); ++i) k += 0.5 * model.mass[i] * v[i].squaredNorm();
+  return k;
+}
+
+}  // namespace
 
 void check_potential_model(const SimulationModel& model, const char* integrator) {
   if (model.viscous)
@@ -54,14 +68,37 @@ bool PotentialMinimizer::attempt(SimulationState& state, double h, StepStats& st
   stats.factorizations += static_cast<int>(matrix_.factorizations() - factorizations);
   minimize(x, stats);
   // What the unconverged step created beyond the work done on the body is taken back out of its
-  // deformational velocities (stages/energy_guard.h).
+  // deformational velocities; what is stored in the deformation, by shortening the step
+  // (stages/energy_guard.h).
   Vec3Array v(x.size());
   for (size_t i = 0; i < x.size(); ++i)
     v[i] = (!m.fixed.empty() && m.fixed[i]) ? Vec3::Zero() : Vec3((x[i] - state.p[i]) / h);
-  const double elastic_before = elastic_energy(state.p), elastic_after = elastic_energy(x);
-  const double created = created_energy(m, loads_, {state.p, state.v, state.t, elastic_before},
-                                        {x, v, state.t + h, elastic_after});
-  stats.energy_removed += remove_created_energy(m, x, v, created);
+  const double elastic_before = elastic_energy(state.p);
+  double elastic_after = elastic_energy(x);
+  const EnergyState before{state.p, state.v, state.t, elastic_before};
+  const double created = created_energy(m, loads_, before, {x, v, state.t + h, elastic_after});
+  remove_created_energy(m, x, v, created);
+  double left = created_energy(m, loads_, before, {x, v, state.t + h, elastic_after});
+  const double tolerance =
+      kEnergyRoundOff * (std::abs(elastic_before) + kinetic_energy(m, state.v));
+  if (left > tolerance) {
+    // x_n + theta (x - x_n) with velocities theta v: at theta -> 0 the step keeps W(x_n) and no
+    // kinetic energy, so some theta in (0, 1) balances (nothing that does work ever forbids it).
+    Vec3Array x_short(x.size()), v_short(x.size());
+    double theta = 1;
+    for (int halving = 0; halving < kMaxShortenings && left > tolerance; ++halving) {
+      theta *= 0.5;
+      for (size_t i = 0; i < x.size(); ++i) {
+        x_short[i] = state.p[i] + theta * (x[i] - state.p[i]);
+        v_short[i] = theta * v[i];
+      }
+      elastic_after = elastic_energy(x_short);
+      left = created_energy(m, loads_, before, {x_short, v_short, state.t + h, elastic_after});
+    }
+    x.swap(x_short);
+    v.swap(v_short);
+  }
+  stats.energy_removed += std::max(created, 0.0) - std::max(left, 0.0);
   if (!accept_positions(m, std::move(x), std::move(v), h, state, stats)) return false;
   accepted_p_ = state.p;
   accepted_elastic_ = elastic_after;

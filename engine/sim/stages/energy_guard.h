@@ -5,11 +5,11 @@
 // the rollback speed, so nothing stopped it. Backward Euler itself dissipates; so a step may end
 // with no more mechanical energy than it started with plus the work done on the body by what
 // moves it (anchor targets and obstacles moving, surface loads). What a step creates beyond
-// that is taken back out of its velocities' deformational part (remove_created_energy): the
+// that is taken back: first out of its velocities' deformational part (remove_created_energy: the
 // velocity relative to the body's rigid motion is scaled down, so linear and angular momentum are
-// kept, as inversion alleviation keeps them. Energy a step stores in the deformation or a penalty
-// contact, or gives the rigid motion, stays: the guard bounds, it does not forbid, what an
-// unconverged step creates. (Rolling such steps back and retaking them with
+// kept, as inversion alleviation keeps them); what is left (stored in the deformation, or more
+// than that motion holds) by shortening the step, x_n + theta (x - x_n) with velocities theta v
+// (PotentialMinimizer), which costs momentum. (Rolling such steps back and retaking them with
 // substeps did not help: against a stiff penalty wall eight substeps of ten iterations created
 // energy too, and the failed step then stopped the body dead.)
 #pragma once
