@@ -62,6 +62,16 @@ void add_alleviation_benchmark(CLI::App& app) {
     j["median_ms"] = 1e3 * t.median_s;
     // A call counts its sweeps plus the first prediction's inversion count (one more pass).
     j["us_per_tet_per_sweep"] = 1e6 * t.median_s / (tets * (last.sweeps + 1));
+    // Seed 004's Fig. 7 axis: the elements still inverted at the prediction after k sweeps,
+    // k = 0 .. sweeps (each from the same start; stops early once none is left).
+    nlohmann::ordered_json by_sweeps = nlohmann::ordered_json::array();
+    for (int k = 0; k <= args->sweeps; ++k) {
+      Vec3Array v = start.v;
+      const AlleviationResult r = alleviate_inversions(model, h, k, {}, start.p, v);
+      by_sweeps.push_back(k == 0 ? r.inverted_before : r.inverted_after);
+      if (r.inverted_after == 0 && k > 0) break;
+    }
+    j["inverted_after_sweeps"] = by_sweeps;
     std::cout << j.dump() << '\n';
   });
 }

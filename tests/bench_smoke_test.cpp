@@ -106,7 +106,8 @@ TEST(BenchSmoke, DelassusBenchmarkComparesTheReusedAndTheFreshFactor) {
 }
 
 // Alleviation's cost per tetrahedron and sweep: the random start inverts the prediction, the
-// sweeps reduce it, and the figure bench/RESULTS.md quotes is there.
+// sweeps reduce it, and the figures bench/RESULTS.md and docs/validation/seed-004.md quote are
+// there.
 TEST(BenchSmoke, AlleviationBenchmarkReportsItsCostPerTetrahedronAndSweep) {
   test::ProcessResult r =
       test::run_process(std::string(SOFTBODY_BENCH) + " alleviation --scene " +
@@ -117,6 +118,12 @@ TEST(BenchSmoke, AlleviationBenchmarkReportsItsCostPerTetrahedronAndSweep) {
   EXPECT_LT(j["inverted_after"].get<int>(), j["inverted_before"].get<int>());
   EXPECT_GT(j["sweeps"].get<int>(), 0);
   EXPECT_GT(j["us_per_tet_per_sweep"].get<double>(), 0);
+  // The count after each number of sweeps (seed 004's Fig. 7 axis): from the first prediction's
+  // to the last one's.
+  const auto& by_sweeps = j["inverted_after_sweeps"];
+  ASSERT_GE(by_sweeps.size(), 2u);
+  EXPECT_EQ(by_sweeps.front().get<int>(), j["inverted_before"].get<int>());
+  EXPECT_EQ(by_sweeps.back().get<int>(), j["inverted_after"].get<int>());
 }
 
 }  // namespace
