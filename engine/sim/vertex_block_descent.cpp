@@ -63,7 +63,7 @@ void check_vbd_model(const SimulationModel& model) {
 }
 
 VertexBlockDescent::VertexBlockDescent(std::shared_ptr<const SimulationModel> model)
-    : Integrator(std::move(model)) {
+    : Integrator(std::move(model)), potential_(model_) {
   check_vbd_model(*model_);
   const MeshTopology& topology = *model_->topology;
   const auto n = static_cast<size_t>(topology.num_vertices());
@@ -99,25 +99,26 @@ double VertexBlockDescent::local_energy(size_t i, double h, double t_next,
   const SimulationModel& m = *model_;
   const IntegratorOptions& o = m.options;
   const Vec3& x = x_[i];
-  const Vec3 d = x - x_start_[i];
-  double e = 0.5 * m.mass[i] / (h * h) * (x - inertia_target_[i]).squaredNorm() +
-             0.5 * o.alpha * m.mass[i] / h * d.squaredNorm() - loads_at_start_[i].dot(x);
+  const Vec3 d = x - potential_.start()[i];
+  double e = 0.5 * m.mass[i] / (h * h) * (x - potential_.prediction()[i]).squaredNorm() +
+             0.5 * o.alpha * m.mass[i] / h * d.squaredNorm() - potential_.surface_loads()[i].dot(x);
   for (Index k = corner_offsets_[i]; elements && k < corner_offsets_[i + 1]; ++k) {
     ElementContribution c = ElementContribution::zero();
     m.forces->add_element(x_, corners_[static_cast<size_t>(k)] / 4, kEvalEnergy, c);
     e += c.energy;
   }
   if (o.beta != 0)
-    e += o.beta / h * (0.5 * d.dot(stiffness_start_.vertex_blocks[i] * d) + d.dot(beta_neighbours));
+    e += o.beta / h *
+         (0.5 * d.dot(potential_.stiffness_start().vertex_blocks[i] * d) + d.dot(beta_neighbours));
   const Vec3 velocity = d / h;
-  for (size_t k = 0; k < obstacles_.size(); ++k) {
+  for (size_t k = 0; k < potential_.obstacles().size(); ++k) {
     Vec3 force;
     Mat3 dp, dv;
     double depth = 0;
     // The penalty's potential K_N d^2 / 2; its damping and friction dissipate and have none.
-    if (contact_force(obstacles_[k], obstacle_poses_[k].first, obstacle_poses_[k].second, x,
-                      velocity, force, dp, dv, &depth))
-      e += 0.5 * obstacles_[k].contact.stiffness * depth * depth;
+    if (contact_force(potential_.obstacles()[k], potential_.obstacle_poses()[k].first,
+                      potential_.obstacle_poses()[k].second, x, velocity, force, dp, dv, &depth))
+      e += 0.5 * potential_.obstacles()[k].contact.stiffness * depth * depth;
   }
   for (size_t a : anchors_at_[i]) {
     const Anchor& anchor = loads_.anchors[a];
@@ -137,7 +138,8 @@ void VertexBlockDescent::vertex_update(size_t i, double h, double t_next,
   const Vec3 x = x_[i];
   const double inertia = m.mass[i] / (h * h);
   // G's gradient and Hessian at vertex i: inertia and mass damping,
-  Vec3 g = inertia * (x - inertia_target_[i]) + o.alpha * m.mass[i] / h * (x - x_start_[i]);
+  Vec3 g = inertia * (x - potential_.prediction()[i]) +
+           o.alpha * m.mass[i] / h * (x - potential_.start()[i]);
   Mat3 hessian = Mat3::Identity() * (inertia * (1 + o.alpha * h));
   double energy = 0;  // of its tetrahedra here; the rest of its share of G after the loop
   // the elastic energy of the tetrahedra around it,
@@ -156,27 +158,27 @@ void VertexBlockDescent::vertex_update(size_t i, double h, double t_next,
   if (o.beta != 0) {
     for (const VertexEdge& ve : topology.vertex_edges(static_cast<Index>(i))) {
       const EdgeVertices& e = topology.edges()[static_cast<size_t>(ve.edge)];
-      const Mat3& block = stiffness_start_.edge_blocks[static_cast<size_t>(ve.edge)];
+      const Mat3& block = potential_.stiffness_start().edge_blocks[static_cast<size_t>(ve.edge)];
       if (ve.sign > 0) {
         const auto j = static_cast<size_t>(e[1]);
-        beta_neighbours += block * (x_[j] - x_start_[j]);
+        beta_neighbours += block * (x_[j] - potential_.start()[j]);
       } else {
         const auto j = static_cast<size_t>(e[0]);
-        beta_neighbours += block.transpose() * (x_[j] - x_start_[j]);
+        beta_neighbours += block.transpose() * (x_[j] - potential_.start()[j]);
       }
     }
-    const Vec3 d = x - x_start_[i];
-    g += o.beta / h * (stiffness_start_.vertex_blocks[i] * d + beta_neighbours);
-    hessian += o.beta / h * stiffness_start_.vertex_blocks[i];
+    const Vec3 d = x - potential_.start()[i];
+    g += o.beta / h * (potential_.stiffness_start().vertex_blocks[i] * d + beta_neighbours);
+    hessian += o.beta / h * potential_.stiffness_start().vertex_blocks[i];
   }
   // and the external forces at the vertex's own iterate (velocity (x - x_n) / h).
-  g -= loads_at_start_[i];
-  const Vec3 velocity = (x - x_start_[i]) / h;
-  for (size_t k = 0; k < obstacles_.size(); ++k) {
+  g -= potential_.surface_loads()[i];
+  const Vec3 velocity = (x - potential_.start()[i]) / h;
+  for (size_t k = 0; k < potential_.obstacles().size(); ++k) {
     Vec3 force;
     Mat3 dp, dv;
-    if (!contact_force(obstacles_[k], obstacle_poses_[k].first, obstacle_poses_[k].second, x,
-                       velocity, force, dp, dv))
+    if (!contact_force(potential_.obstacles()[k], potential_.obstacle_poses()[k].first,
+                       potential_.obstacle_poses()[k].second, x, velocity, force, dp, dv))
       continue;
     g -= force;
     hessian -= dp + dv / h;
@@ -211,28 +213,9 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
   const double t_next = state.t + h;
   alleviate(m, h, loads_.anchors, state, stats);
 
-  x_start_ = state.p;
-  inertia_target_.resize(n);
-  for (size_t i = 0; i < n; ++i)
-    inertia_target_[i] = state.p[i] + h * state.v[i] + h * h * m.gravity;
-  // Surface loads at the step's start; everything else is evaluated at each iterate.
-  ExternalForceOutput loads;
-  loads.reset(n);
-  add_surface_loads(m.surface_loads, state.p, t_next, loads);
-  loads_at_start_ = loads.h;
-  if (o.beta != 0) {
-    stiffness_start_ = m.forces->evaluate(state.p, kEvalStiffness).K;
-  }
-  obstacles_.clear();
-  obstacle_poses_.clear();
-  for (const auto* list : {&loads_.obstacles, &loads_.constraint_obstacles})
-    for (const Obstacle& o_k : *list) {
-      Obstacle penalty = posed_at(o_k, t_next);
-      penalty.contact.model = ContactModel::kPenalty;
-      obstacles_.push_back(penalty);
-      obstacle_poses_.emplace_back(o_k.trajectory->position(t_next),
-                                   o_k.trajectory->velocity(t_next));
-    }
+  // The step's prediction, surface loads, K_n and posed obstacles: the potential VBD minimizes
+  // vertex by vertex.
+  potential_.begin_step(state, loads_, h);
 
   x_ = adaptive_initial_guess(m, state, h);
 

@@ -27,6 +27,7 @@
 #pragma once
 
 #include "engine/sim/integrator.h"
+#include "engine/sim/stages/incremental_potential.h"
 #include "engine/sim/stages/step_forces.h"
 
 namespace softbody {
@@ -58,10 +59,8 @@ class VertexBlockDescent final : public Integrator {
 
   // Per step.
   StepLoads loads_;
-  std::vector<Obstacle> obstacles_;                    // every obstacle as penalty, posed at t_next
-  std::vector<std::pair<Vec3, Vec3>> obstacle_poses_;  // centre and velocity at t_next
-  Vec3Array x_, x_start_, inertia_target_, loads_at_start_;
-  EdgeBlockMatrix stiffness_start_;           // K(x_n) for beta damping
+  IncrementalPotential potential_;  // the step's prediction, loads, K_n and posed obstacles
+  Vec3Array x_;
   Vec3Array x_previous_, x_before_previous_;  // Chebyshev's iterates
 };
 

@@ -40,6 +40,13 @@ class IncrementalPotential {
   const Vec3Array& prediction() const { return prediction_; }
   const Vec3Array& start() const { return start_; }
   const StepLoads& loads() const { return loads_; }
+  // The step's surface loads (at its start), K_n (with beta only), and its obstacles posed at the
+  // step's end as penalty with their reference points' positions and velocities there: what a
+  // vertex-local solver (VBD) evaluates per vertex.
+  const Vec3Array& surface_loads() const { return surface_loads_; }
+  const EdgeBlockMatrix& stiffness_start() const { return stiffness_start_; }
+  const std::vector<Obstacle>& obstacles() const { return obstacles_; }
+  const std::vector<std::pair<Vec3, Vec3>>& obstacle_poses() const { return obstacle_poses_; }
   double h() const { return h_; }
 
  private:
