@@ -25,6 +25,12 @@ class PotentialMinimizer : public Integrator {
 
  protected:
   PotentialMinimizer(std::shared_ptr<const SimulationModel> model, const char* name);
+  // Both line searches: a step is halved at most this often (A's curvature can be far below the
+  // law's: a clamped Neo-Hooke element compressed past J0, a stiff contact met during the
+  // iterations; 10 halvings were too few), and rises of G below this fraction of it are
+  // round-off.
+  static constexpr int kMaxHalvings = 30;
+  static constexpr double kEnergyRoundOff = 1e-12;
   // Moves x towards the minimizer of potential_ in model options.iterations iterations; fills
   // stats.iterations, residual (|grad G| at the last iterate evaluated over that at the first)
   // and converged (finite).

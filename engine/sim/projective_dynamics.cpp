@@ -3,13 +3,6 @@
 #include <cmath>
 
 namespace softbody {
-namespace {
-
-// A step is halved at most this often; rises of G below this fraction of it are round-off.
-constexpr int kMaxHalvings = 30;
-constexpr double kEnergyRoundOff = 1e-12;
-
-}  // namespace
 
 void ProjectiveDynamics::minimize(Vec3Array& x, StepStats& stats) {
   const IntegratorOptions& o = model_->options;

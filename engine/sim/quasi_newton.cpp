@@ -6,10 +6,8 @@
 namespace softbody {
 namespace {
 
-// Armijo's sufficient decrease, and at most this many halvings of a step.
+// Armijo's sufficient decrease.
 constexpr double kArmijo = 1e-4;
-constexpr int kMaxHalvings = 30;
-constexpr double kEnergyRoundOff = 1e-12;
 
 }  // namespace
 

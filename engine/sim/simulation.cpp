@@ -49,16 +49,20 @@ std::vector<double> lumped_masses(const TetMesh& mesh, double density) {
 
 Momentum momentum(const std::vector<double>& mass, const Vec3Array& p, const Vec3Array& v) {
   Momentum out;
-  Vec3 centre = Vec3::Zero();
-  double total = 0;
   for (size_t i = 0; i < p.size(); ++i) {
-    centre += mass[i] * p[i];
-    total += mass[i];
+    out.centre += mass[i] * p[i];
+    out.mass += mass[i];
     out.linear += mass[i] * v[i];
   }
-  if (total > 0) centre /= total;
-  for (size_t i = 0; i < p.size(); ++i) out.angular += mass[i] * (p[i] - centre).cross(v[i]);
+  if (out.mass > 0) out.centre /= out.mass;
+  for (size_t i = 0; i < p.size(); ++i) out.angular += mass[i] * (p[i] - out.centre).cross(v[i]);
   return out;
+}
+
+double kinetic_energy(const std::vector<double>& mass, const Vec3Array& v) {
+  double k = 0;
+  for (size_t i = 0; i < v.size(); ++i) k += 0.5 * mass[i] * v[i].squaredNorm();
+  return k;
 }
 
 }  // namespace softbody

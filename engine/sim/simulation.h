@@ -102,11 +102,15 @@ std::vector<double> lumped_masses(const TetMesh& mesh, double density);
 
 // The body's linear momentum sum m_i v_i and its angular momentum about its centre of mass,
 // sum m_i (p_i - c) x v_i (what inversion alleviation must keep, and a spinning body keeps
-// without external torque).
+// without external torque), with the mass and the centre they were taken with.
 struct Momentum {
   Vec3 linear = Vec3::Zero(), angular = Vec3::Zero();
+  double mass = 0;
+  Vec3 centre = Vec3::Zero();
 };
 Momentum momentum(const std::vector<double>& mass, const Vec3Array& p, const Vec3Array& v);
+// sum m_i |v_i|^2 / 2.
+double kinetic_energy(const std::vector<double>& mass, const Vec3Array& v);
 
 struct StepStats {
   long step = 0;

@@ -94,38 +94,21 @@ VertexBlockDescent::VertexBlockDescent(std::shared_ptr<const SimulationModel> mo
       color_offsets_, color_vertices_);
 }
 
-double VertexBlockDescent::local_energy(size_t i, double h, double t_next,
-                                        const Vec3& beta_neighbours, bool elements) {
+double VertexBlockDescent::local_energy(size_t i, double h, const Vec3& beta_neighbours,
+                                        bool elements) {
   const SimulationModel& m = *model_;
   const IntegratorOptions& o = m.options;
   const Vec3& x = x_[i];
-  const Vec3 d = x - potential_.start()[i];
-  double e = 0.5 * m.mass[i] / (h * h) * (x - potential_.prediction()[i]).squaredNorm() +
-             0.5 * o.alpha * m.mass[i] / h * d.squaredNorm() - potential_.surface_loads()[i].dot(x);
+  double e = potential_.vertex_terms(i, x, nullptr);
   for (Index k = corner_offsets_[i]; elements && k < corner_offsets_[i + 1]; ++k) {
     ElementContribution c = ElementContribution::zero();
     m.forces->add_element(x_, corners_[static_cast<size_t>(k)] / 4, kEvalEnergy, c);
     e += c.energy;
   }
-  if (o.beta != 0)
+  if (o.beta != 0) {
+    const Vec3 d = x - potential_.start()[i];
     e += o.beta / h *
          (0.5 * d.dot(potential_.stiffness_start().vertex_blocks[i] * d) + d.dot(beta_neighbours));
-  const Vec3 velocity = d / h;
-  for (size_t k = 0; k < potential_.obstacles().size(); ++k) {
-    Vec3 force;
-    Mat3 dp, dv;
-    double depth = 0;
-    // The penalty's potential K_N d^2 / 2; its damping and friction dissipate and have none.
-    if (contact_force(potential_.obstacles()[k], potential_.obstacle_poses()[k].first,
-                      potential_.obstacle_poses()[k].second, x, velocity, force, dp, dv, &depth))
-      e += 0.5 * potential_.obstacles()[k].contact.stiffness * depth * depth;
-  }
-  for (size_t a : anchors_at_[i]) {
-    const Anchor& anchor = loads_.anchors[a];
-    const Vec3 offset = x - anchor.target->position(t_next);
-    const Vec3 slip = d - h * anchor.target->velocity(t_next);
-    e += 0.5 * anchor.stiffness * offset.squaredNorm() +
-         0.5 * anchor.damping / h * slip.squaredNorm();
   }
   return e;
 }
@@ -183,15 +166,15 @@ void VertexBlockDescent::vertex_update(size_t i, double h, double t_next,
     g -= force;
     hessian -= dp + dv / h;
   }
-  for (size_t a : anchors_at_[i]) {
-    const Anchor& anchor = loads_.anchors[a];
+  for (size_t a : potential_.anchors_at(i)) {
+    const Anchor& anchor = potential_.loads().anchors[a];
     const Vec3 target = anchor.target->position(t_next);
     const Vec3 target_velocity = anchor.target->velocity(t_next);
     g += anchor.stiffness * (x - target) + anchor.damping * (velocity - target_velocity);
     hessian.diagonal().array() += anchor.stiffness + anchor.damping / h;
   }
   gradient_squared = g.squaredNorm();
-  energy += local_energy(i, h, t_next, beta_neighbours, /*elements=*/false);
+  energy += local_energy(i, h, beta_neighbours, /*elements=*/false);
   // The Newton step, halved until the vertex's share of G does not rise: StVK's energy is not
   // convex under compression, and an unguarded step there overshoots and feeds energy in (a soft
   // knight rolled back 5 steps in 0.6 s at 10 sweeps). Only this vertex's x_ entry is written: its
@@ -199,7 +182,7 @@ void VertexBlockDescent::vertex_update(size_t i, double h, double t_next,
   const Vec3 step = newton_step(hessian, g, inertia);
   for (int halving = 0; halving < kMaxHalvings; ++halving) {
     x_[i] = x + std::ldexp(1.0, -halving) * step;
-    if (local_energy(i, h, t_next, beta_neighbours, /*elements=*/true) <=
+    if (local_energy(i, h, beta_neighbours, /*elements=*/true) <=
         energy + kEnergyRoundOff * std::abs(energy))
       return;
   }
@@ -266,9 +249,6 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
 StepStats VertexBlockDescent::step(SimulationState& state, const StepInputs& inputs) {
   const auto start = Clock::now();
   loads_ = step_loads(*model_, inputs, state.t);
-  anchors_at_.assign(model_->mass.size(), {});
-  for (size_t a = 0; a < loads_.anchors.size(); ++a)
-    anchors_at_[static_cast<size_t>(loads_.anchors[a].vertex)].push_back(a);
   StepStats stats;
   stats.solver_method = "vbd";
   stats.stop_reason = StopReason::kMaxIterations;

@@ -48,14 +48,12 @@ class VertexBlockDescent final : public Integrator {
   // The vertex's share of G at x_[i] (its tetrahedra, inertia, damping, loads, penalty
   // potentials; its tetrahedra only with `elements`), beta_neighbours = sum_j K_n,ij (x_j - x_n,j)
   // of its neighbours.
-  double local_energy(size_t i, double h, double t_next, const Vec3& beta_neighbours,
-                      bool elements);
+  double local_energy(size_t i, double h, const Vec3& beta_neighbours, bool elements);
 
   // From the model, once: tetrahedron corners at each vertex (4 t + local index) and the
   // vertices grouped by colour.
   std::vector<Index> corner_offsets_, corners_;
   std::vector<Index> color_offsets_, color_vertices_;
-  std::vector<std::vector<size_t>> anchors_at_;  // per vertex: indices into loads_.anchors
 
   // Per step.
   StepLoads loads_;

@@ -17,10 +17,7 @@ SymmetricCsc::SymmetricCsc(const MeshTopology& topology, std::vector<std::uint8_
   // then v's own rows up to the diagonal.
   std::vector<std::pair<Index, Index>> lower;  // (u, edge)
   for (Index v = 0; v < n; ++v) {
-    lower.clear();
-    for (const VertexEdge& ve : topology.vertex_edges(v))
-      if (ve.sign < 0) lower.emplace_back(edges[static_cast<size_t>(ve.edge)][0], ve.edge);
-    std::sort(lower.begin(), lower.end());
+    lower_neighbours(topology, v, lower);
     for (int c = 0; c < 3; ++c) {
       const size_t col = 3 * static_cast<size_t>(v) + static_cast<size_t>(c);
       col_start_[col] = static_cast<int>(row_.size());
@@ -66,6 +63,15 @@ void SymmetricCsc::assign(const EdgeBlockMatrix& a) {
 
 Eigen::Map<const Eigen::SparseMatrix<double, Eigen::ColMajor, int>> SymmetricCsc::upper() const {
   return {size(), size(), nonzeros(), col_start_.data(), row_.data(), value_.data()};
+}
+
+void lower_neighbours(const MeshTopology& topology, Index v,
+                      std::vector<std::pair<Index, Index>>& out) {
+  const auto& edges = topology.edges();
+  out.clear();
+  for (const VertexEdge& ve : topology.vertex_edges(v))
+    if (ve.sign < 0) out.emplace_back(edges[static_cast<size_t>(ve.edge)][0], ve.edge);
+  std::sort(out.begin(), out.end());
 }
 
 UpperCscView upper_csc_view(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& upper) {

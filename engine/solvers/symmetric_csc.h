@@ -23,6 +23,11 @@ struct UpperCscView {
   const double* values = nullptr;
 };
 
+// The neighbours u < v of vertex v with the edges (u, v) joining them, in increasing u: the rows
+// above the diagonal in v's column of an upper triangle over the vertices.
+void lower_neighbours(const MeshTopology& topology, Index v,
+                      std::vector<std::pair<Index, Index>>& out);
+
 // The view of an Eigen upper triangle (compressed, column-major, int indices).
 UpperCscView upper_csc_view(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& upper);
 

@@ -20,10 +20,7 @@ VertexScalarSystem::VertexScalarSystem(const MeshTopology& topology,
   // Column v: every lower neighbour u (edge (u, v), u < v) in increasing order, then v itself.
   std::vector<std::pair<Index, Index>> lower;  // (u, edge)
   for (Index v = 0; v < n_; ++v) {
-    lower.clear();
-    for (const VertexEdge& ve : topology.vertex_edges(v))
-      if (ve.sign < 0) lower.emplace_back(edges[static_cast<size_t>(ve.edge)][0], ve.edge);
-    std::sort(lower.begin(), lower.end());
+    lower_neighbours(topology, v, lower);
     column_starts[static_cast<size_t>(v)] = static_cast<int>(rows.size());
     for (const auto& [u, e] : lower) {
       edge_offset_[static_cast<size_t>(e)] = static_cast<int>(rows.size());

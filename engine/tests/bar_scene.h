@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/parallel/parallel.h"
 #include "engine/sim/integrator.h"
 #include "engine/sim/trajectory.h"
 #include "engine/tests/box_models.h"
@@ -66,6 +67,18 @@ inline double max_distance(const Vec3Array& a, const Vec3Array& b) {
   double d = 0;
   for (size_t i = 0; i < a.size(); ++i) d = std::max(d, (a[i] - b[i]).norm());
   return d;
+}
+
+// The positions after `steps` steps on one thread and on two (the thread count restored to the
+// default after).
+inline std::pair<Vec3Array, Vec3Array> run_on_one_and_two_threads(
+    std::shared_ptr<SimulationModel> model, int steps) {
+  set_num_threads(1);
+  Vec3Array one = run(model, steps);
+  set_num_threads(2);
+  Vec3Array two = run(model, steps);
+  set_num_threads(0);
+  return {std::move(one), std::move(two)};
 }
 
 // The distance to Newton's implicit Euler after 5 steps of the bar with `law` and a

@@ -84,11 +84,7 @@ TEST(VertexBlockDescent, ChebyshevAccelerationConvergesFaster) {
 TEST(VertexBlockDescent, SweepsAreBitIdenticalForAnyThreadCount) {
   auto model = bar_model("neo-hookean", IntegratorType::kVbd);
   model->options.iterations = 15;
-  set_num_threads(1);
-  const Vec3Array one = run(model, 5);
-  set_num_threads(2);
-  const Vec3Array two = run(model, 5);
-  set_num_threads(0);
+  const auto [one, two] = test::run_on_one_and_two_threads(model, 5);
   EXPECT_EQ(one, two);
 }
 

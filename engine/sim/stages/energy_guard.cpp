@@ -32,28 +32,36 @@ MechanicalEnergy mechanical_energy(const SimulationModel& model, const StepLoads
                                    double elastic) {
   MechanicalEnergy e;
   e.elastic = elastic;
-  for (size_t i = 0; i < p.size(); ++i) {
-    e.kinetic += 0.5 * model.mass[i] * v[i].squaredNorm();
-    e.potential -= model.mass[i] * model.gravity.dot(p[i]);
-  }
+  e.kinetic = kinetic_energy(model.mass, v);
+  for (size_t i = 0; i < p.size(); ++i) e.potential -= model.mass[i] * model.gravity.dot(p[i]);
   e.potential += penalty_potential(loads, p, t);
   return e;
 }
 
-double created_energy(const SimulationModel& model, const StepLoads& loads,
-                      const EnergyState& start, const EnergyState& end) {
-  const Vec3Array &p = start.p, &p_next = end.p;
-  const MechanicalEnergy before =
-      mechanical_energy(model, loads, p, start.v, start.t, start.elastic);
-  const MechanicalEnergy after = mechanical_energy(model, loads, p_next, end.v, end.t, end.elastic);
+EnergyBalance::EnergyBalance(const SimulationModel& model, const StepLoads& loads,
+                             const EnergyState& start, double h)
+    : model_(model),
+      loads_(loads),
+      start_p_(start.p),
+      start_t_(start.t),
+      start_total_(
+          mechanical_energy(model, loads, start.p, start.v, start.t, start.elastic).total()) {
+  if (model.surface_loads.empty()) return;
+  ExternalForceOutput surface;
+  surface.reset(start.p.size());
+  add_surface_loads(model.surface_loads, start.p, start.t + h, surface);
+  surface_forces_ = std::move(surface.h);
+}
+
+double EnergyBalance::created(const EnergyState& end) const {
+  const double after = mechanical_energy(model_, loads_, end.p, end.v, end.t, end.elastic).total();
   // Work on the body: what moving targets and obstacles added to the penalty potentials at the
   // step's end positions, and the surface loads (at the step's start) along the displacement.
-  double work = penalty_potential(loads, p_next, end.t) - penalty_potential(loads, p_next, start.t);
-  ExternalForceOutput surface;
-  surface.reset(p.size());
-  add_surface_loads(model.surface_loads, p, end.t, surface);
-  for (size_t i = 0; i < p.size(); ++i) work += surface.h[i].dot(p_next[i] - p[i]);
-  return after.total() - before.total() - work;
+  double work =
+      penalty_potential(loads_, end.p, end.t) - penalty_potential(loads_, end.p, start_t_);
+  for (size_t i = 0; i < surface_forces_.size(); ++i)
+    work += surface_forces_[i].dot(end.p[i] - start_p_[i]);
+  return after - start_total_ - work;
 }
 
 double remove_created_energy(const SimulationModel& model, const Vec3Array& p, Vec3Array& v,
@@ -61,27 +69,18 @@ double remove_created_energy(const SimulationModel& model, const Vec3Array& p, V
   if (!(energy > 0)) return 0;
   const auto is_free = [&](size_t i) { return model.fixed.empty() || !model.fixed[i]; };
   // The rigid motion with v's momentum: v_c + omega x (p - c), omega = I^-1 L.
-  double mass = 0;
-  Vec3 centre = Vec3::Zero(), linear = Vec3::Zero();
-  for (size_t i = 0; i < p.size(); ++i) {
-    mass += model.mass[i];
-    centre += model.mass[i] * p[i];
-    linear += model.mass[i] * v[i];
-  }
-  centre /= mass;
-  const Vec3 centre_velocity = linear / mass;
-  Vec3 angular = Vec3::Zero();
+  const Momentum body = momentum(model.mass, p, v);
+  const Vec3 centre_velocity = body.linear / body.mass;
   Mat3 inertia = Mat3::Zero();
   for (size_t i = 0; i < p.size(); ++i) {
-    const Vec3 r = p[i] - centre;
-    angular += model.mass[i] * r.cross(v[i]);
+    const Vec3 r = p[i] - body.centre;
     inertia += model.mass[i] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
   }
-  const Vec3 omega = inertia.ldlt().solve(angular);
+  const Vec3 omega = inertia.ldlt().solve(body.angular);
   double relative_kinetic = 0;
   Vec3Array relative(p.size());
   for (size_t i = 0; i < p.size(); ++i) {
-    relative[i] = v[i] - (centre_velocity + omega.cross(p[i] - centre));
+    relative[i] = v[i] - (centre_velocity + omega.cross(p[i] - body.centre));
     if (is_free(i)) relative_kinetic += 0.5 * model.mass[i] * relative[i].squaredNorm();
   }
   // Energy stored in the deformation or the penalty potentials, or in the rigid motion, is not

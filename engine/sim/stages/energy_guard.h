@@ -38,10 +38,22 @@ struct EnergyState {
   double elastic;
 };
 
-// The energy [J] the step from `before` to `after` created beyond the work done on the body
-// (negative: it dissipated).
-double created_energy(const SimulationModel& model, const StepLoads& loads,
-                      const EnergyState& before, const EnergyState& after);
+// A step of h's energy balance against its start, whose energy and surface loads are taken once:
+// created(end) is the energy [J] the step from the start to `end` created beyond the work done on
+// the body (negative: it dissipated). The model, loads and start's positions must outlive it.
+class EnergyBalance {
+ public:
+  EnergyBalance(const SimulationModel& model, const StepLoads& loads, const EnergyState& start,
+                double h);
+  double created(const EnergyState& end) const;
+
+ private:
+  const SimulationModel& model_;
+  const StepLoads& loads_;
+  const Vec3Array& start_p_;
+  double start_t_, start_total_;
+  Vec3Array surface_forces_;  // at the start's positions and the step's end time; empty: none
+};
 
 // Takes `energy` [J] out of the kinetic energy of v's motion relative to the rigid motion with
 // the same linear and angular momentum, which keeps both momenta (all of it when it holds less).

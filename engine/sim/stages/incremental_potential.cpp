@@ -44,17 +44,21 @@ double IncrementalPotential::vertex_terms(size_t i, const Vec3& x, Vec3* gradien
   const Vec3 d = x - start_[i], to_prediction = x - prediction_[i];
   double e = 0.5 * mass / (h * h) * to_prediction.squaredNorm() +
              0.5 * alpha * mass / h * d.squaredNorm() - surface_loads_[i].dot(x);
-  Vec3 g = mass / (h * h) * to_prediction + alpha * mass / h * d - surface_loads_[i];
+  // The gradient is summed apart and added once (the elastic force in *gradient comes first).
+  Vec3 g = Vec3::Zero();
+  if (gradient) g = mass / (h * h) * to_prediction + alpha * mass / h * d - surface_loads_[i];
   const Vec3 velocity = d / h;
   for (size_t k = 0; k < obstacles_.size(); ++k) {
     Vec3 force;
     Mat3 dp, dv;
     double depth = 0;
+    // The penalty's potential K_N d^2 / 2; its damping and friction dissipate: in the gradient
+    // (the step's force), not the value.
     if (!contact_force(obstacles_[k], obstacle_poses_[k].first, obstacle_poses_[k].second, x,
                        velocity, force, dp, dv, &depth))
       continue;
     e += 0.5 * obstacles_[k].contact.stiffness * depth * depth;
-    g -= force;
+    if (gradient) g -= force;
   }
   for (size_t a : anchors_at_[i]) {
     const Anchor& anchor = loads_.anchors[a];
@@ -62,7 +66,7 @@ double IncrementalPotential::vertex_terms(size_t i, const Vec3& x, Vec3* gradien
     const Vec3 slip = d - h * anchor.target->velocity(t_next_);
     e += 0.5 * anchor.stiffness * offset.squaredNorm() +
          0.5 * anchor.damping / h * slip.squaredNorm();
-    g += anchor.stiffness * offset + anchor.damping / h * slip;
+    if (gradient) g += anchor.stiffness * offset + anchor.damping / h * slip;
   }
   if (gradient) *gradient += g;
   return e;

@@ -49,11 +49,14 @@ class IncrementalPotential {
   const std::vector<std::pair<Vec3, Vec3>>& obstacle_poses() const { return obstacle_poses_; }
   double h() const { return h_; }
 
- private:
-  // The terms of G that belong to vertex i alone (inertia, mass damping, loads, penalties), and
-  // their gradient added to `gradient`.
+  // The terms of G that belong to vertex i alone at position x (inertia, mass damping, surface
+  // loads, anchor and obstacle penalties), and, when `gradient` is given, their gradient added to
+  // it. VBD's per-vertex energy is these, its tetrahedra and its Rayleigh beta row.
   double vertex_terms(size_t i, const Vec3& x, Vec3* gradient) const;
+  // Indices into loads().anchors of the anchors on vertex i.
+  const std::vector<size_t>& anchors_at(size_t i) const { return anchors_at_[i]; }
 
+ private:
   std::shared_ptr<const SimulationModel> model_;
   std::unique_ptr<ForceWorkspace> workspace_;
   ForceOutput elastic_;

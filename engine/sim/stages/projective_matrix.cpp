@@ -36,7 +36,6 @@ ProjectiveMatrix::ProjectiveMatrix(const SimulationModel& model)
 
 namespace {
 
-// (vertex, k + c/h) per anchored vertex, sorted, two anchors on one vertex added.
 // a + b over the union of their vertices (both sorted by vertex).
 std::vector<std::pair<Index, double>> sum(const std::vector<std::pair<Index, double>>& a,
                                           const std::vector<std::pair<Index, double>>& b) {
