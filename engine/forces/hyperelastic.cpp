@@ -21,8 +21,9 @@ Polyconvex polyconvex(double lambda, double mu, double b) {
   return k;
 }
 
-// ln J and its first two derivatives, continued quadratically below j0.
-void log_j(double j, double& l, double& dl, double& ddl, double j0 = kLogContinuation) {
+}  // namespace
+
+void log_j(double j, double& l, double& dl, double& ddl, double j0) {
   if (j >= j0) {
     l = std::log(j);
     dl = 1 / j;
@@ -42,6 +43,8 @@ Mat3 cofactor(const Mat3& f) {
   c.col(2) = f.col(0).cross(f.col(1));
   return c;
 }
+
+namespace {
 
 // d Cof(F)[dF]: the cofactor is quadratic in F, so the central difference quotient is exact.
 Mat3 cofactor_derivative(const Mat3& f, const Mat3& df) {

@@ -24,6 +24,11 @@ namespace softbody {
 
 inline constexpr double kLogContinuation = 0.1;
 
+// ln J and its first two derivatives, continued by its quadratic Taylor polynomial below j0.
+void log_j(double j, double& l, double& dl, double& ddl, double j0 = kLogContinuation);
+// Cof F = det(F) F^-T, dJ/dF, formed from cross products (defined for singular F too).
+Mat3 cofactor(const Mat3& f);
+
 void neo_hookean_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
                          double lambda, double mu, unsigned what, ElementContribution& c);
 void mooney_rivlin_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,

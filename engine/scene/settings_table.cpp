@@ -38,6 +38,7 @@ std::vector<SettingChoice> integrator_choices() {
         : name == "vbd"          ? "Vertex Block Descent (fixed sweeps, per-element laws)"
         : name == "projective"   ? "projective dynamics (fixed iterations, one factor)"
         : name == "quasi-newton" ? "quasi-Newton L-BFGS (fixed iterations, one factor)"
+        : name == "xpbd"         ? "XPBD (compliant constraints, fixed iterations, no matrix)"
                                  : nullptr;
     if (!label) throw std::logic_error("settings table: no label for integrator " + name);
     // The names outlive the table: integrator_type_name returns static strings.

@@ -3,6 +3,7 @@
 #include "engine/scene/setting_reader.h"
 #include "engine/sim/potential_minimizer.h"
 #include "engine/sim/vertex_block_descent.h"
+#include "engine/sim/xpbd.h"
 
 namespace softbody {
 
@@ -47,6 +48,8 @@ void read_step_options(JsonReader& root, bool viscous_material, IntegratorOption
       nw.finish();
     }
     o.iterations = read_integer_setting(i, "/integrator/iterations", o.iterations);
+    o.substeps = i.integer("substeps", o.substeps);
+    if (o.substeps < 1 || o.substeps > 1000) i.fail("substeps", "must lie in [1, 1000]");
     o.chebyshev = i.number("chebyshev", o.chebyshev);
     if (!(o.chebyshev >= 0 && o.chebyshev < 1)) i.fail("chebyshev", "must lie in [0, 1)");
     if (i.has("alleviation")) {
@@ -81,6 +84,7 @@ void check_integrator(const SimulationModel& model, JsonReader& root) {
   const IntegratorType type = model.options.type;
   try {
     if (type == IntegratorType::kVbd) check_vbd_model(model);
+    if (type == IntegratorType::kXpbd) check_xpbd_model(model);
     if (type == IntegratorType::kProjective || type == IntegratorType::kQuasiNewton)
       check_potential_model(model, integrator_type_name(type));
   } catch (const std::invalid_argument& e) {

@@ -23,6 +23,7 @@ enum class IntegratorType {
   kVbd,                      // Vertex Block Descent (seed 004's issue): fixed sweeps, no matrix
   kProjective,               // projective dynamics: local/global, one constant factor
   kQuasiNewton,              // L-BFGS with projective dynamics' matrix, line search
+  kXpbd,                     // extended position-based dynamics: compliant constraints
 };
 
 // Newton iterations on the nonlinear step equations (implicit-euler).
@@ -52,11 +53,15 @@ struct IntegratorOptions {
   // Inversion alleviation before each step's solve (stages/inversion_alleviation.h): at most this
   // many sweeps; 0: off.
   int alleviation_sweeps = 0;
-  // The fixed-iteration solvers (vbd, projective, quasi-newton): sweeps or iterations per step,
+  // The fixed-iteration solvers (vbd, projective, quasi-newton, xpbd): sweeps or iterations per
+  // step (per substep),
   // and Chebyshev acceleration's spectral radius estimate rho in [0, 1) (0: off; vbd and
   // projective).
   int iterations = 10;
   double chebyshev = 0;
+  // Every step is taken as this many steps of dt / substeps (XPBD's "small steps": many substeps
+  // of one iteration; any integrator honours it, and a rollback's retries multiply it).
+  int substeps = 1;
   SolverOptions solver;
   NewtonOptions newton;
 };

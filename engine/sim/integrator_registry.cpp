@@ -8,6 +8,7 @@
 #include "engine/sim/projective_dynamics.h"
 #include "engine/sim/quasi_newton.h"
 #include "engine/sim/vertex_block_descent.h"
+#include "engine/sim/xpbd.h"
 
 namespace softbody {
 namespace {
@@ -37,6 +38,7 @@ constexpr IntegratorEntry kIntegrators[] = {
     {IntegratorType::kVbd, "vbd", make<VertexBlockDescent>},
     {IntegratorType::kProjective, "projective", make<ProjectiveDynamics>},
     {IntegratorType::kQuasiNewton, "quasi-newton", make<QuasiNewton>},
+    {IntegratorType::kXpbd, "xpbd", make<Xpbd>},
 };
 
 const IntegratorEntry& entry(IntegratorType type) {

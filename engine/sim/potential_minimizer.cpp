@@ -1,6 +1,5 @@
 #include "engine/sim/potential_minimizer.h"
 
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -112,18 +111,10 @@ double PotentialMinimizer::elastic_energy(const Vec3Array& p) {
 }
 
 StepStats PotentialMinimizer::step(SimulationState& state, const StepInputs& inputs) {
-  const auto start = std::chrono::steady_clock::now();
   loads_ = step_loads(*model_, inputs, state.t);
-  StepStats stats;
-  stats.solver_method = name_;
-  stats.stop_reason = StopReason::kMaxIterations;
-  step_with_rollback(
-      model_->options, state, stats,
-      [this](SimulationState& s, double dt, bool, StepStats& st) { return attempt(s, dt, st); });
-  stats.inverted_elements = count_inverted(*model_->topology, state.p);
-  stats.step_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return stats;
+  return fixed_iteration_step(
+      *model_, name_, state,
+      [this](SimulationState& s, double h, StepStats& st) { return attempt(s, h, st); });
 }
 
 }  // namespace softbody

@@ -18,4 +18,11 @@ using StepAttempt =
 void step_with_rollback(const IntegratorOptions& options, SimulationState& state, StepStats& stats,
                         const StepAttempt& attempt);
 
+// A whole step of a fixed-iteration integrator (vbd, projective, quasi-newton, xpbd), whose
+// attempts take the state and h: step_with_rollback, then the step's solver name, inverted
+// elements and wall time in the statistics.
+using PositionAttempt = std::function<bool(SimulationState& state, double h, StepStats& stats)>;
+StepStats fixed_iteration_step(const SimulationModel& model, const char* method,
+                               SimulationState& state, const PositionAttempt& attempt);
+
 }  // namespace softbody

@@ -26,7 +26,7 @@ IntegratorOptions reference_options(IntegratorOptions options) {
   // A fixed-iteration solver converged is implicit Euler on the same energy: that is its
   // reference (the accuracy it gives up is its distance to it).
   if (options.type == IntegratorType::kVbd || options.type == IntegratorType::kProjective ||
-      options.type == IntegratorType::kQuasiNewton)
+      options.type == IntegratorType::kQuasiNewton || options.type == IntegratorType::kXpbd)
     options.type = IntegratorType::kImplicitEuler;
   options.solver.type = SolverType::kDirect;
   options.solver.tolerance = 1e-10;

@@ -2,7 +2,6 @@
 
 #include <Eigen/Eigenvalues>
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -17,8 +16,6 @@
 
 namespace softbody {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // Colours with fewer vertices than this are swept on one thread.
 constexpr Index kParallelColor = 256;
@@ -247,17 +244,10 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
 }
 
 StepStats VertexBlockDescent::step(SimulationState& state, const StepInputs& inputs) {
-  const auto start = Clock::now();
   loads_ = step_loads(*model_, inputs, state.t);
-  StepStats stats;
-  stats.solver_method = "vbd";
-  stats.stop_reason = StopReason::kMaxIterations;
-  step_with_rollback(
-      model_->options, state, stats,
-      [this](SimulationState& s, double dt, bool, StepStats& st) { return attempt(s, dt, st); });
-  stats.inverted_elements = count_inverted(*model_->topology, state.p);
-  stats.step_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  return stats;
+  return fixed_iteration_step(
+      *model_, "vbd", state,
+      [this](SimulationState& s, double h, StepStats& st) { return attempt(s, h, st); });
 }
 
 }  // namespace softbody

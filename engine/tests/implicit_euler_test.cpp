@@ -196,7 +196,7 @@ TEST(IntegratorFamily, NamesComeFromOneTable) {
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
                  "unknown integrator 'verlet' (linearized-backward-euler, implicit-euler, bdf2, "
-                 "bdf3, vbd, projective, quasi-newton)");
+                 "bdf3, vbd, projective, quasi-newton, xpbd)");
   }
 }
 

@@ -129,7 +129,8 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
   EXPECT_NE(
       build_error(doc).find(
           "/integrator/type: unknown integrator 'verlet' "
-          "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd, projective, quasi-newton)"),
+          "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd, projective, quasi-newton, "
+          "xpbd)"),
       std::string::npos)
       << build_error(doc);
   doc["integrator"] = {{"newton", {{"forcing", 1.5}}}};
@@ -191,6 +192,25 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
               std::string::npos)
         << build_error(pd);
   }
+  // XPBD: substeps (any integrator honours them), and only laws that are sums of squared
+  // constraints, without a volumetric term.
+  nlohmann::json xpbd = minimal_scene();
+  xpbd["integrator"] = {{"type", "xpbd"}, {"iterations", 2}, {"substeps", 8}};
+  EXPECT_NE(build_error(xpbd).find("/integrator/type: integrator 'xpbd' needs a material whose "
+                                   "energy is a sum of squared constraints"),
+            std::string::npos)
+      << build_error(xpbd);
+  xpbd["material"]["model"] = "snh";
+  xpbd["material"]["volumetric"] = "none";
+  const Scene s_xpbd = build_scene(xpbd, "t", ".");
+  EXPECT_EQ(s_xpbd.model->options.type, IntegratorType::kXpbd);
+  EXPECT_EQ(s_xpbd.model->options.iterations, 2);
+  EXPECT_EQ(s_xpbd.model->options.substeps, 8);
+  EXPECT_EQ(build_scene(minimal_scene(), "t", ".").model->options.substeps, 1);
+  xpbd["integrator"]["substeps"] = 0;
+  EXPECT_NE(build_error(xpbd).find("/integrator/substeps: must lie in [1, 1000]"),
+            std::string::npos)
+      << build_error(xpbd);
 }
 
 // An anchor's `release`: it holds the body up until then, and the body falls after it.

@@ -306,7 +306,8 @@ TEST_F(Sessions, TheIntegratorChangesLive) {
   EXPECT_NE(
       refused.error_message().find(
           "settings.integrator: unknown integrator 'verlet' "
-          "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd, projective, quasi-newton)"),
+          "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd, projective, quasi-newton, "
+          "xpbd)"),
       std::string::npos)
       << refused.error_message();
   // Vertex Block Descent needs a per-element energy, which this nearly incompressible body (nodal
@@ -372,6 +373,38 @@ TEST_F(Sessions, ConstantMatrixSolversRunLive) {
     EXPECT_EQ(info.last_step().rollbacks(), 0);
     EXPECT_EQ(info.last_step().inverted_elements(), 0);
   }
+}
+
+// XPBD live: the default knight (edge-based StVK, a volumetric term) is refused by name and keeps
+// stepping; a corotational knight with substeps (XPBD's way to accuracy, from the scene) switches
+// to it, and each step reports it: iterations summed over the substeps.
+TEST_F(Sessions, XpbdRunsLiveOnLawsOfConstraints) {
+  auto stub = server_->stub();
+  v1::SessionInfo info;
+  const v1::SessionInfo plain = create_session(*stub, "knight", true, {});
+  v1::UpdateSettingsRequest update;
+  update.set_session_id(plain.id());
+  update.mutable_settings()->set_integrator("xpbd");
+  const grpc::Status refused = stub->UpdateSettings(context().get(), update, &info);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("integrator 'xpbd' needs a material whose energy is a "
+                                         "sum of squared constraints"),
+            std::string::npos)
+      << refused.error_message();
+  ASSERT_TRUE(control(*stub, plain.id(), v1::CONTROL_ACTION_STEP, 1, &info).ok());
+
+  const v1::SessionInfo s = create_session(
+      *stub, "knight", true,
+      {"material.model=corotational", "material.volumetric=none", "integrator.substeps=10"});
+  update.set_session_id(s.id());
+  update.mutable_settings()->set_iterations(2);
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  EXPECT_EQ(info.settings().integrator(), "xpbd");
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
+  EXPECT_EQ(info.last_step().solver_method(), "xpbd");
+  EXPECT_EQ(info.last_step().iterations(), 20);
+  EXPECT_EQ(info.last_step().rollbacks(), 0);
+  EXPECT_EQ(info.last_step().inverted_elements(), 0);
 }
 
 // Nodal pressure and a constant-Q material's Q and |G| are live settings; the body is rebuilt, the

@@ -1,0 +1,250 @@
+#include "engine/sim/xpbd.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "engine/parallel/parallel.h"
+#include "engine/sim/rollback.h"
+#include "engine/sim/stages/inversion_alleviation.h"
+#include "engine/sim/stages/state_update.h"
+#include "engine/sim/surface_loads.h"
+
+namespace softbody {
+namespace {
+
+// Colours with fewer tetrahedra than this are projected on one thread (the result is the same).
+constexpr Index kParallelColor = 256;
+
+}  // namespace
+
+void check_xpbd_model(const SimulationModel& model) {
+  if (model.viscous)
+    throw std::invalid_argument(
+        "integrator 'xpbd' does not support viscous materials (material.viscoelastic, "
+        "rate_damping, bulk_viscosity): use implicit-euler or bdf2/bdf3");
+  xpbd_material(*model.forces, model.material);
+}
+
+Xpbd::Xpbd(std::shared_ptr<const SimulationModel> model)
+    : Integrator(std::move(model)),
+      material_((check_xpbd_model(*model_), xpbd_material(*model_->forces, model_->material))),
+      geometry_(compute_rest_geometry(model_->rest, model_->topology->tets())),
+      coloring_(color_tets(*model_->topology)) {}
+
+double Xpbd::project_element(size_t t, double h) {
+  const Tet& tet = model_->topology->tets()[t];
+  const TetRestGeometry& g = geometry_[t];
+  const ElementConstraints c = element_constraints(material_, deformation_gradient(x_, tet, g));
+  std::array<std::array<Vec3, 4>, 2> grad;
+  std::array<double, 4> w;
+  for (size_t i = 0; i < 4; ++i) {
+    w[i] = inverse_mass_[static_cast<size_t>(tet[i])];
+    for (size_t k = 0; k < 2; ++k) grad[k][i] = c.gradient[k] * g.shape_gradient[i];
+  }
+  const std::array<double, 2> compliance = {1 / (material_.k_deviatoric * g.volume * h * h),
+                                            1 / (material_.k_volumetric * g.volume * h * h)};
+  std::array<double, 2>& lambda = element_lambda_[t];
+  double a00 = compliance[0], a01 = 0, a11 = compliance[1];
+  std::array<double, 2> rhs;
+  for (size_t k = 0; k < 2; ++k) rhs[k] = -c.value[k] - compliance[k] * lambda[k];
+  for (size_t i = 0; i < 4; ++i) {
+    a00 += w[i] * grad[0][i].squaredNorm();
+    a01 += w[i] * grad[0][i].dot(grad[1][i]);
+    a11 += w[i] * grad[1][i].squaredNorm();
+  }
+  // SPD (the compliances are > 0): Cramer's rule.
+  const double det = a00 * a11 - a01 * a01;
+  const double d0 = (a11 * rhs[0] - a01 * rhs[1]) / det;
+  const double d1 = (a00 * rhs[1] - a01 * rhs[0]) / det;
+  lambda[0] += d0;
+  lambda[1] += d1;
+  for (size_t i = 0; i < 4; ++i)
+    if (w[i] > 0) x_[static_cast<size_t>(tet[i])] += w[i] * (d0 * grad[0][i] + d1 * grad[1][i]);
+  return rhs[0] * rhs[0] + rhs[1] * rhs[1];
+}
+
+void Xpbd::project_anchors() {
+  // Anchors may share a vertex: in order, on one thread (they are few).
+  for (size_t a = 0; a < anchors_.size(); ++a) {
+    const AnchorTarget& anchor = anchors_[a];
+    const double w = inverse_mass_[anchor.vertex];
+    const Vec3 rhs = -(x_[anchor.vertex] - anchor.centre) - anchor.compliance * anchor_lambda_[a];
+    const Vec3 d = rhs / (w + anchor.compliance);
+    anchor_lambda_[a] += d;
+    x_[anchor.vertex] += w * d;
+  }
+}
+
+void Xpbd::project_contacts(size_t i, double h) {
+  const double w = inverse_mass_[i];
+  if (w == 0) return;
+  for (size_t k = 0; k < obstacles_.size(); ++k) {
+    const ContactParameters& p = obstacles_[k].contact;
+    double& lambda = contact_lambda_[i * obstacles_.size() + k];
+    double distance;
+    Vec3 normal;
+    if (!(p.stiffness > 0) ||
+        !surface_distance(obstacles_[k], obstacle_poses_[k].first, x_[i], distance, normal))
+      continue;
+    if (distance >= 0 && lambda == 0) continue;
+    const double compliance = 1 / (p.stiffness * h * h);
+    const double rhs = -distance - compliance * lambda;
+    const double updated = std::max(lambda + rhs / (w + compliance), 0.0);
+    x_[i] += w * (updated - lambda) * normal;
+    lambda = updated;
+  }
+}
+
+void Xpbd::damp_element(size_t t, double h, Vec3Array& v) const {
+  const Tet& tet = model_->topology->tets()[t];
+  const TetRestGeometry& g = geometry_[t];
+  const ElementConstraints c = element_constraints(material_, deformation_gradient(x_, tet, g));
+  std::array<std::array<Vec3, 4>, 2> grad;
+  std::array<double, 4> w;
+  double a00 = 0, a01 = 0, a11 = 0, rate0 = 0, rate1 = 0;
+  for (size_t i = 0; i < 4; ++i) {
+    const auto vertex = static_cast<size_t>(tet[i]);
+    w[i] = inverse_mass_[vertex];
+    for (size_t k = 0; k < 2; ++k) grad[k][i] = c.gradient[k] * g.shape_gradient[i];
+    a00 += w[i] * grad[0][i].squaredNorm();
+    a01 += w[i] * grad[0][i].dot(grad[1][i]);
+    a11 += w[i] * grad[1][i].squaredNorm();
+    rate0 += grad[0][i].dot(v[vertex]);
+    rate1 += grad[1][i].dot(v[vertex]);
+  }
+  // The dampers' coefficients beta k_k V; (I + h D J W J^T) eta = -h D J v.
+  const double beta = model_->options.beta;
+  const double d0 = h * beta * material_.k_deviatoric * g.volume;
+  const double d1 = h * beta * material_.k_volumetric * g.volume;
+  const double m00 = 1 + d0 * a00, m01 = d0 * a01, m10 = d1 * a01, m11 = 1 + d1 * a11;
+  const double r0 = -d0 * rate0, r1 = -d1 * rate1;
+  const double det = m00 * m11 - m01 * m10;
+  const double eta0 = (m11 * r0 - m01 * r1) / det, eta1 = (m00 * r1 - m10 * r0) / det;
+  for (size_t i = 0; i < 4; ++i)
+    if (w[i] > 0) v[static_cast<size_t>(tet[i])] += w[i] * (eta0 * grad[0][i] + eta1 * grad[1][i]);
+}
+
+void Xpbd::damp_contacts(double h, Vec3Array& v) const {
+  for (size_t i = 0; i < v.size(); ++i) {
+    const double w = inverse_mass_[i];
+    if (w == 0) continue;
+    for (size_t k = 0; k < obstacles_.size(); ++k) {
+      double distance;
+      Vec3 normal;
+      if (!surface_distance(obstacles_[k], obstacle_poses_[k].first, x_[i], distance, normal) ||
+          !(distance < 0))
+        continue;
+      // The penalty law's normal damping C_N and tangential viscosity C_T d, implicitly on the
+      // vertex alone; the normal damping only slows an approach or a separation (it never
+      // reverses one).
+      const ContactParameters& p = obstacles_[k].contact;
+      const Vec3 relative = v[i] - obstacle_poses_[k].second;
+      const double normal_speed = relative.dot(normal);
+      const Vec3 tangential = relative - normal_speed * normal;
+      v[i] -= normal * (normal_speed * (1 - 1 / (1 + h * w * p.damping))) +
+              tangential * (1 - 1 / (1 + h * w * p.friction * -distance));
+    }
+  }
+}
+
+template <typename Body>
+void Xpbd::for_each_element_by_color(Body&& body) const {
+  for (Index c = 0; c < coloring_.num_colors(); ++c) {
+    const Index begin = coloring_.color_offsets[static_cast<size_t>(c)];
+    const Index count = coloring_.color_offsets[static_cast<size_t>(c) + 1] - begin;
+    const auto visit = [&](std::ptrdiff_t k) {
+      body(static_cast<size_t>(coloring_.order[static_cast<size_t>(begin + k)]));
+    };
+    if (count < kParallelColor) {
+      for (std::ptrdiff_t k = 0; k < count; ++k) visit(k);
+    } else {
+      parallel_for(count, visit);
+    }
+  }
+}
+
+bool Xpbd::attempt(SimulationState& state, double h, StepStats& stats) {
+  const SimulationModel& m = *model_;
+  const IntegratorOptions& o = m.options;
+  const auto n = static_cast<size_t>(m.topology->num_vertices());
+  const double t_next = state.t + h;
+  alleviate(m, h, loads_.anchors, state, stats);
+
+  // Masses with Rayleigh alpha's implicit term, and the prediction: gravity and the surface
+  // loads at the step's start, moved towards x_n by the same term.
+  ExternalForceOutput surface;
+  surface.reset(n);
+  add_surface_loads(m.surface_loads, state.p, t_next, surface);
+  const double damped = 1 + o.alpha * h;
+  inverse_mass_.resize(n);
+  x_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const bool fixed = (!m.fixed.empty() && m.fixed[i]) || !(m.mass[i] > 0);
+    inverse_mass_[i] = fixed ? 0 : 1 / (m.mass[i] * damped);
+    if (fixed) {
+      x_[i] = state.p[i];
+      continue;
+    }
+    const Vec3 y = state.p[i] + h * state.v[i] + h * h * (m.gravity + surface.h[i] / m.mass[i]);
+    x_[i] = (y + o.alpha * h * state.p[i]) / damped;
+  }
+  // The step's anchors as one quadratic potential each, its obstacles posed at its end.
+  anchors_.clear();
+  for (const Anchor& a : loads_.anchors) {
+    const double k = a.stiffness + a.damping / h;
+    if (!(k > 0)) continue;
+    const auto i = static_cast<size_t>(a.vertex);
+    const Vec3 centre = (a.stiffness * a.target->position(t_next) +
+                         a.damping / h * (state.p[i] + h * a.target->velocity(t_next))) /
+                        k;
+    anchors_.push_back({i, centre, 1 / (k * h * h)});
+  }
+  obstacles_.clear();
+  obstacle_poses_.clear();
+  for (const auto* list : {&loads_.obstacles, &loads_.constraint_obstacles})
+    for (const Obstacle& obstacle : *list) {
+      obstacles_.push_back(posed_at(obstacle, t_next));
+      obstacle_poses_.emplace_back(obstacle.trajectory->position(t_next),
+                                   obstacle.trajectory->velocity(t_next));
+    }
+  const size_t num_tets = m.topology->tets().size();
+  element_lambda_.assign(num_tets, {0.0, 0.0});
+  element_residual_.assign(num_tets, 0.0);
+  anchor_lambda_.assign(anchors_.size(), Vec3::Zero());
+  contact_lambda_.assign(obstacles_.empty() ? 0 : n * obstacles_.size(), 0.0);
+
+  double first_residual = 0, last_residual = 0;
+  for (int iteration = 0; iteration < o.iterations; ++iteration) {
+    for_each_element_by_color([&](size_t t) { element_residual_[t] = project_element(t, h); });
+    project_anchors();
+    if (!obstacles_.empty())
+      parallel_for(static_cast<std::ptrdiff_t>(n),
+                   [&](std::ptrdiff_t i) { project_contacts(static_cast<size_t>(i), h); });
+    // The elements' constraint residual |C + a~ lambda| as each projection met it.
+    const double sum = deterministic_sum(
+        static_cast<std::ptrdiff_t>(num_tets),
+        [&](std::ptrdiff_t t) { return element_residual_[static_cast<size_t>(t)]; });
+    if (iteration == 0) first_residual = std::sqrt(sum);
+    last_residual = std::sqrt(sum);
+  }
+  stats.iterations += o.iterations;
+  stats.residual =
+      std::max(stats.residual, first_residual > 0 ? last_residual / first_residual : 0);
+  stats.converged = stats.converged && std::isfinite(last_residual);
+
+  Vec3Array v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = (x_[i] - state.p[i]) / h;
+  if (o.beta > 0) for_each_element_by_color([&](size_t t) { damp_element(t, h, v); });
+  if (!obstacles_.empty()) damp_contacts(h, v);
+  return accept_positions(m, x_, std::move(v), h, state, stats);
+}
+
+StepStats Xpbd::step(SimulationState& state, const StepInputs& inputs) {
+  loads_ = step_loads(*model_, inputs, state.t);
+  return fixed_iteration_step(
+      *model_, "xpbd", state,
+      [this](SimulationState& s, double h, StepStats& st) { return attempt(s, h, st); });
+}
+
+}  // namespace softbody
