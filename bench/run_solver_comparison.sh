@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The solver comparison of issue 23 (bench/RESULTS.md, "Solver comparison"): for each integrator
-# (linearized and Newton backward Euler, vbd, projective, quasi-newton) and iteration count, the
+# (linearized and Newton backward Euler, vbd, projective, quasi-newton, xpbd) and iteration count, the
 # distance to converged implicit Euler on the same energy (softbody-sim
 # run --reference: the exact reference, Newton to 1e-10) against the median wall time per step,
 # on one thread. Scenes: the knight sagging on its base (stiff, E = 200 kPa, and soft, 20 kPa)
 # and the default scene's sphere pushing a body (a tool), all with the per-element StVK law
 # (stvk-tl: the fast solvers need per-element energies). Takes about 10 minutes; run on a quiet
 # machine. JSON lines go to $RESULTS_DIR (default build/bench-results)/solver-comparison.jsonl;
-# bench/summarize_solver_comparison.py prints the table.
+# bench/summarize_solver_comparison.py prints the table. ONLY=REGEX runs only the labels it
+# matches (e.g. ONLY=xpbd), appending to the results instead of starting them afresh.
+# xpbd takes no volumetric term (its constraints are the law's whole energy): its rows drop it,
+# and with substeps its reference is implicit Euler with the same substeps.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh softbody-sim >/dev/null
@@ -15,12 +18,14 @@ sim=build/release/engine/cli/softbody-sim
 out=${RESULTS_DIR:-build/bench-results}
 mkdir -p "$out"
 result="$out/solver-comparison.jsonl"
-: >"$result"
 duration=${DURATION:-1}
+only=${ONLY:-}
+[[ -z $only ]] && : >"$result"
 
 run() {  # run LABEL SCENE-NAME SCENE-FILE [--set ...]
   local label=$1 name=$2 scene=$3
   shift 3
+  [[ -n $only && ! $label =~ $only ]] && return 0
   "$sim" run "$scene" --threads 1 --reference --json --duration "$duration" \
     --set material.model=stvk-tl "$@" | tail -n 1 |
     python3 -c "import json,sys; d=json.load(sys.stdin); d['label']='$label'; d['case']='$name'; print(json.dumps(d))" >>"$result"
@@ -51,6 +56,11 @@ for case in knight-stiff knight-soft default-push; do
   for n in 2 5 10 20 40; do
     run "quasi-newton $n" "$case" "$scene" "${extra[@]}" --set integrator.type=quasi-newton \
       --set integrator.iterations=$n
+  done
+  for si in 1x10 1x40 5x2 10x1 20x1 40x1; do
+    run "xpbd ${si%x*} substeps x ${si#*x}" "$case" "$scene" "${extra[@]}" \
+      --set material.volumetric=none --set integrator.type=xpbd \
+      --set integrator.substeps=${si%x*} --set integrator.iterations=${si#*x}
   done
 done
 python3 bench/summarize_solver_comparison.py "$result"

@@ -29,21 +29,35 @@ void check_xpbd_model(const SimulationModel& model) {
 Xpbd::Xpbd(std::shared_ptr<const SimulationModel> model)
     : Integrator(std::move(model)),
       material_((check_xpbd_model(*model_), xpbd_material(*model_->forces, model_->material))),
-      geometry_(compute_rest_geometry(model_->rest, model_->topology->tets())),
-      coloring_(color_tets(*model_->topology)) {}
+      coloring_(color_tets(*model_->topology)) {
+  // The tetrahedra in colour order with their rest geometry: a sweep reads them in sequence.
+  const std::vector<Tet>& tets = model_->topology->tets();
+  const std::vector<TetRestGeometry> geometry = compute_rest_geometry(model_->rest, tets);
+  elements_.reserve(tets.size());
+  for (Index t : coloring_.order) {
+    const TetRestGeometry& g = geometry[static_cast<size_t>(t)];
+    elements_.push_back({tets[static_cast<size_t>(t)],
+                         g,
+                         {1 / (material_.k_deviatoric * g.volume),
+                          1 / (material_.k_volumetric * g.volume)}});
+  }
+}
 
-double Xpbd::project_element(size_t t, double h) {
-  const Tet& tet = model_->topology->tets()[t];
-  const TetRestGeometry& g = geometry_[t];
+double Xpbd::project_element(size_t t, double inverse_h2) {
+  const Element& e = elements_[t];
+  const Tet& tet = e.tet;
+  const TetRestGeometry& g = e.geometry;
   const ElementConstraints c = element_constraints(material_, deformation_gradient(x_, tet, g));
   std::array<std::array<Vec3, 4>, 2> grad;
   std::array<double, 4> w;
-  for (size_t i = 0; i < 4; ++i) {
-    w[i] = inverse_mass_[static_cast<size_t>(tet[i])];
-    for (size_t k = 0; k < 2; ++k) grad[k][i] = c.gradient[k] * g.shape_gradient[i];
+  for (size_t k = 0; k < 2; ++k) {
+    // The shape gradients sum to zero, so do the vertices' constraint gradients.
+    for (size_t i = 1; i < 4; ++i) grad[k][i] = c.gradient[k] * g.shape_gradient[i];
+    grad[k][0] = -(grad[k][1] + grad[k][2] + grad[k][3]);
   }
-  const std::array<double, 2> compliance = {1 / (material_.k_deviatoric * g.volume * h * h),
-                                            1 / (material_.k_volumetric * g.volume * h * h)};
+  for (size_t i = 0; i < 4; ++i) w[i] = inverse_mass_[static_cast<size_t>(tet[i])];
+  const std::array<double, 2> compliance = {e.compliance_h2[0] * inverse_h2,
+                                            e.compliance_h2[1] * inverse_h2};
   std::array<double, 2>& lambda = element_lambda_[t];
   double a00 = compliance[0], a01 = 0, a11 = compliance[1];
   std::array<double, 2> rhs;
@@ -54,9 +68,9 @@ double Xpbd::project_element(size_t t, double h) {
     a11 += w[i] * grad[1][i].squaredNorm();
   }
   // SPD (the compliances are > 0): Cramer's rule.
-  const double det = a00 * a11 - a01 * a01;
-  const double d0 = (a11 * rhs[0] - a01 * rhs[1]) / det;
-  const double d1 = (a00 * rhs[1] - a01 * rhs[0]) / det;
+  const double inverse_det = 1 / (a00 * a11 - a01 * a01);
+  const double d0 = (a11 * rhs[0] - a01 * rhs[1]) * inverse_det;
+  const double d1 = (a00 * rhs[1] - a01 * rhs[0]) * inverse_det;
   lambda[0] += d0;
   lambda[1] += d1;
   for (size_t i = 0; i < 4; ++i)
@@ -97,8 +111,8 @@ void Xpbd::project_contacts(size_t i, double h) {
 }
 
 void Xpbd::damp_element(size_t t, double h, Vec3Array& v) const {
-  const Tet& tet = model_->topology->tets()[t];
-  const TetRestGeometry& g = geometry_[t];
+  const Tet& tet = elements_[t].tet;
+  const TetRestGeometry& g = elements_[t].geometry;
   const ElementConstraints c = element_constraints(material_, deformation_gradient(x_, tet, g));
   std::array<std::array<Vec3, 4>, 2> grad;
   std::array<double, 4> w;
@@ -153,9 +167,7 @@ void Xpbd::for_each_element_by_color(Body&& body) const {
   for (Index c = 0; c < coloring_.num_colors(); ++c) {
     const Index begin = coloring_.color_offsets[static_cast<size_t>(c)];
     const Index count = coloring_.color_offsets[static_cast<size_t>(c) + 1] - begin;
-    const auto visit = [&](std::ptrdiff_t k) {
-      body(static_cast<size_t>(coloring_.order[static_cast<size_t>(begin + k)]));
-    };
+    const auto visit = [&](std::ptrdiff_t k) { body(static_cast<size_t>(begin + k)); };
     if (count < kParallelColor) {
       for (std::ptrdiff_t k = 0; k < count; ++k) visit(k);
     } else {
@@ -216,7 +228,8 @@ bool Xpbd::attempt(SimulationState& state, double h, StepStats& stats) {
 
   double first_residual = 0, last_residual = 0;
   for (int iteration = 0; iteration < o.iterations; ++iteration) {
-    for_each_element_by_color([&](size_t t) { element_residual_[t] = project_element(t, h); });
+    for_each_element_by_color(
+        [&](size_t t) { element_residual_[t] = project_element(t, 1 / (h * h)); });
     project_anchors();
     if (!obstacles_.empty())
       parallel_for(static_cast<std::ptrdiff_t>(n),

@@ -46,23 +46,28 @@ class Xpbd final : public Integrator {
 
  private:
   bool attempt(SimulationState& state, double h, StepStats& stats);
-  // Visits every tetrahedron, colour by colour, a colour's in parallel.
+  // Visits every element (its index in elements_), colour by colour, a colour's in parallel.
   template <typename Body>
   void for_each_element_by_color(Body&& body) const;
-  // Projects tetrahedron t's two constraints; returns their squared residual before it.
-  double project_element(size_t t, double h);
+  // Projects element t's two constraints; returns their squared residual before it.
+  double project_element(size_t t, double inverse_h2);
   void project_anchors();
   // Vertex i against every obstacle.
   void project_contacts(size_t i, double h);
-  // Rayleigh beta on tetrahedron t's constraint rates, implicitly, on velocities v.
+  // Rayleigh beta on element t's constraint rates, implicitly, on velocities v.
   void damp_element(size_t t, double h, Vec3Array& v) const;
   // The contacts' normal damping and viscous friction at the end, on velocities v.
   void damp_contacts(double h, Vec3Array& v) const;
 
   // From the model, once.
   XpbdMaterial material_;
-  std::vector<TetRestGeometry> geometry_;
   TetColoring coloring_;
+  struct Element {
+    Tet tet;
+    TetRestGeometry geometry;
+    std::array<double, 2> compliance_h2;  // 1 / (k V) of its two constraints: a~ h^2
+  };
+  std::vector<Element> elements_;  // the tetrahedra in colour order
 
   // Per step or substep.
   StepLoads loads_;
@@ -76,7 +81,7 @@ class Xpbd final : public Integrator {
   std::vector<AnchorTarget> anchors_;
   Vec3Array x_;
   std::vector<double> inverse_mass_;
-  std::vector<std::array<double, 2>> element_lambda_;
+  std::vector<std::array<double, 2>> element_lambda_;  // per element, in elements_' order
   std::vector<double> element_residual_;
   std::vector<Vec3> anchor_lambda_;
   std::vector<double> contact_lambda_;  // vertex-major, one per obstacle
