@@ -215,10 +215,24 @@ std::vector<SettingSpec> make_table() {
        {1, 10000, false, false},
        {},
        "10",
-       "Iterations (vbd, projective, quasi-newton)",
-       "the fixed-iteration integrators' sweeps (vbd) or iterations (projective, quasi-newton) per "
-       "step: more, closer to implicit Euler and slower; the other integrators ignore it",
+       "Iterations (vbd, projective, quasi-newton, xpbd)",
+       "the fixed-iteration integrators' sweeps (vbd) or iterations (projective, quasi-newton; "
+       "xpbd per substep) per step: more, closer to implicit Euler and slower; the other "
+       "integrators ignore it",
        {1, 200, 1, true, true},
+       S::kAlways},
+      {"substeps",
+       "/integrator/substeps",
+       T::kInteger,
+       "",
+       0,
+       {1, 1000, false, false},
+       {},
+       "1",
+       "Substeps",
+       "every step taken as this many steps of dt / substeps, by any integrator: XPBD's way to "
+       "accuracy (10-40 substeps of 1-2 iterations), a cost for the others",
+       {1, 64, 1, true, true},
        S::kAlways},
       {"pressure",
        "/material/pressure",

@@ -48,8 +48,7 @@ void read_step_options(JsonReader& root, bool viscous_material, IntegratorOption
       nw.finish();
     }
     o.iterations = read_integer_setting(i, "/integrator/iterations", o.iterations);
-    o.substeps = i.integer("substeps", o.substeps);
-    if (o.substeps < 1 || o.substeps > 1000) i.fail("substeps", "must lie in [1, 1000]");
+    o.substeps = read_integer_setting(i, "/integrator/substeps", o.substeps);
     o.chebyshev = i.number("chebyshev", o.chebyshev);
     if (!(o.chebyshev >= 0 && o.chebyshev < 1)) i.fail("chebyshev", "must lie in [0, 1)");
     if (i.has("alleviation")) {

@@ -208,7 +208,7 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
   EXPECT_EQ(s_xpbd.model->options.substeps, 8);
   EXPECT_EQ(build_scene(minimal_scene(), "t", ".").model->options.substeps, 1);
   xpbd["integrator"]["substeps"] = 0;
-  EXPECT_NE(build_error(xpbd).find("/integrator/substeps: must lie in [1, 1000]"),
+  EXPECT_NE(build_error(xpbd).find("/integrator/substeps: must be an integer in [1, 1000]"),
             std::string::npos)
       << build_error(xpbd);
 }

@@ -79,6 +79,7 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   s.set_integrator(integrator_type_name(o.type));
   s.set_alleviation_sweeps(o.alleviation_sweeps);
   s.set_iterations(o.iterations);
+  s.set_substeps(o.substeps);
   // The document was built into the session's model, so its pressure mode is a valid one.
   const std::string pressure = material.value("pressure", std::string("auto"));
   const PressureMode mode = parse_pressure_mode(pressure);

@@ -376,8 +376,8 @@ TEST_F(Sessions, ConstantMatrixSolversRunLive) {
 }
 
 // XPBD live: the default knight (edge-based StVK, a volumetric term) is refused by name and keeps
-// stepping; a corotational knight with substeps (XPBD's way to accuracy, from the scene) switches
-// to it, and each step reports it: iterations summed over the substeps.
+// stepping; a corotational knight switches to it with substeps (XPBD's way to accuracy), and
+// each step reports it: iterations summed over the substeps. A bad substep count names the field.
 TEST_F(Sessions, XpbdRunsLiveOnLawsOfConstraints) {
   auto stub = server_->stub();
   v1::SessionInfo info;
@@ -394,17 +394,25 @@ TEST_F(Sessions, XpbdRunsLiveOnLawsOfConstraints) {
   ASSERT_TRUE(control(*stub, plain.id(), v1::CONTROL_ACTION_STEP, 1, &info).ok());
 
   const v1::SessionInfo s = create_session(
-      *stub, "knight", true,
-      {"material.model=corotational", "material.volumetric=none", "integrator.substeps=10"});
+      *stub, "knight", true, {"material.model=corotational", "material.volumetric=none"});
   update.set_session_id(s.id());
   update.mutable_settings()->set_iterations(2);
+  update.mutable_settings()->set_substeps(10);
   ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
   EXPECT_EQ(info.settings().integrator(), "xpbd");
+  EXPECT_EQ(info.settings().substeps(), 10);
   ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
   EXPECT_EQ(info.last_step().solver_method(), "xpbd");
   EXPECT_EQ(info.last_step().iterations(), 20);
   EXPECT_EQ(info.last_step().rollbacks(), 0);
   EXPECT_EQ(info.last_step().inverted_elements(), 0);
+  update.clear_settings();
+  update.mutable_settings()->set_substeps(0);
+  const grpc::Status bad = stub->UpdateSettings(context().get(), update, &info);
+  EXPECT_EQ(bad.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(bad.error_message().find("settings.substeps: must be an integer in [1, 1000]"),
+            std::string::npos)
+      << bad.error_message();
 }
 
 // Nodal pressure and a constant-Q material's Q and |G| are live settings; the body is rebuilt, the
