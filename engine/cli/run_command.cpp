@@ -189,6 +189,7 @@ void add_run_command(CLI::App& app) {
     std::vector<double> step_ms, iterations;
     double max_speed = 0;
     long over_threshold = 0, rollbacks = 0, failed = 0, corrected_steps = 0;
+    double energy_removed = 0;  // by the fixed-iteration solvers' energy guard, over the run
     const auto wall_start = std::chrono::steady_clock::now();
     for (long k = 0; k < total; ++k) {
       StepStats s = integrator->step(state);
@@ -197,6 +198,7 @@ void add_run_command(CLI::App& app) {
       max_speed = std::max(max_speed, s.max_speed);
       over_threshold += s.max_speed > args->speed_threshold;
       rollbacks += s.rolled_back;
+      energy_removed += s.energy_removed;
       failed += s.failed;
       corrected_steps += s.corrected_vertices > 0;
       max_residual = std::max(max_residual, s.residual);
@@ -288,6 +290,7 @@ void add_run_command(CLI::App& app) {
     report_probes(summary, "final_probes", scene.probes, state.p, model.rest);
     summary["rollbacks"] = rollbacks;
     summary["failed_steps"] = failed;
+    summary["energy_removed"] = energy_removed;
     std::cout << (args->json ? summary.dump() : summary.dump(2)) << '\n';
   });
 }
