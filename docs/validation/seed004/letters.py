@@ -16,12 +16,11 @@ docs/validation/seed004-letters.png.
 Usage: /usr/bin/python3 docs/validation/seed004/letters.py  (needs build/release/engine/cli/softbody-sim)"""
 import json
 import pathlib
-import subprocess
-import tempfile
+
+from sim_run import run  # beside this script
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-SIM = ROOT / "build/release/engine/cli/softbody-sim"
 OUT = ROOT / "bench/results"
 HEIGHT = 0.12
 # Light (foam-like): rho g H = 118 Pa, a third of the stiffest letter's mu, so the letters keep a
@@ -46,19 +45,6 @@ def scene(mu, lam):
             "material": material(mu, lam), "gravity": [0, -9.81, 0], "duration": 2.0,
             "obstacles": [{"type": "halfspace", "normal": [0, 1, 0], "position": [0, 0, 0],
                            "contact": {"stiffness": 2e3, "damping": 5, "friction": 50}}]}
-
-
-def run(doc, *overrides):
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(doc, f)
-        path = pathlib.Path(f.name)
-    args = [str(SIM), "run", str(path), "--json", "--threads", "2"]
-    for o in overrides:
-        args += ["--set", o]
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-    path.unlink()
-    lines = [json.loads(line) for line in out.splitlines() if line.strip()]
-    return [line for line in lines if "step" in line], lines[-1]
 
 
 def cases():

@@ -14,12 +14,11 @@ docs/validation/seed004-throw.png.
 Usage: /usr/bin/python3 docs/validation/seed004/throw.py  (needs build/release/engine/cli/softbody-sim)"""
 import json
 import pathlib
-import subprocess
-import tempfile
+
+from sim_run import run  # beside this script
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-SIM = ROOT / "build/release/engine/cli/softbody-sim"
 OUT = ROOT / "bench/results"
 SPEED, MASS = 10.0, 1000 * 0.1 * 0.1 * 0.1125
 
@@ -34,19 +33,6 @@ WALL = dict(BOX, duration=0.6, initial_velocity={"linear": [SPEED, 0, 0]},
             obstacles=[{"type": "halfspace", "normal": [-1, 0, 0], "position": [0.3, 0, 0],
                         "contact": {"stiffness": 1e5, "damping": 0, "friction": 0}}])
 SPIN = dict(BOX, duration=1.0, initial_velocity={"angular": [0, 0, 60], "random": 3, "seed": 1})
-
-
-def run(scene, *overrides):
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(scene, f)
-        path = pathlib.Path(f.name)
-    args = [str(SIM), "run", str(path), "--json", "--threads", "2"]
-    for o in overrides:
-        args += ["--set", o]
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-    path.unlink()
-    lines = [json.loads(line) for line in out.splitlines() if line.strip()]
-    return [line for line in lines if "step" in line], lines[-1]
 
 
 def label(sweeps):

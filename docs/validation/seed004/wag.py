@@ -12,12 +12,11 @@ writes JSON lines (bench/results/seed004-wag.jsonl) and docs/validation/seed004-
 Usage: /usr/bin/python3 docs/validation/seed004/wag.py  (needs build/release/engine/cli/softbody-sim)"""
 import json
 import pathlib
-import subprocess
-import tempfile
+
+from sim_run import run  # beside this script
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
-SIM = ROOT / "build/release/engine/cli/softbody-sim"
 OUT = ROOT / "bench/results"
 
 
@@ -48,19 +47,6 @@ def cases():
             yield (f"vertical {f} Hz, corotational, projective 5", sweeps, scene(vertical),
                    ["material.model=corotational", "integrator.type=projective",
                     "integrator.iterations=5"])
-
-
-def run(doc, *overrides):
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(doc, f)
-        path = pathlib.Path(f.name)
-    args = [str(SIM), "run", str(path), "--json", "--threads", "2"]
-    for o in overrides:
-        args += ["--set", o]
-    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout
-    path.unlink()
-    lines = [json.loads(line) for line in out.splitlines() if line.strip()]
-    return [line for line in lines if "step" in line], lines[-1]
 
 
 def main():
