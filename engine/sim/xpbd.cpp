@@ -18,17 +18,17 @@ constexpr Index kParallelColor = 256;
 
 }  // namespace
 
-void check_xpbd_model(const SimulationModel& model) {
+XpbdMaterial check_xpbd_model(const SimulationModel& model) {
   if (model.viscous)
     throw std::invalid_argument(
         "integrator 'xpbd' does not support viscous materials (material.viscoelastic, "
         "rate_damping, bulk_viscosity): use implicit-euler or bdf2/bdf3");
-  xpbd_material(*model.forces, model.material);
+  return xpbd_material(*model.forces, model.material);
 }
 
 Xpbd::Xpbd(std::shared_ptr<const SimulationModel> model)
     : Integrator(std::move(model)),
-      material_((check_xpbd_model(*model_), xpbd_material(*model_->forces, model_->material))),
+      material_(check_xpbd_model(*model_)),
       coloring_(color_tets(*model_->topology)) {
   // The tetrahedra in colour order with their rest geometry: a sweep reads them in sequence.
   const std::vector<Tet>& tets = model_->topology->tets();
@@ -36,45 +36,56 @@ Xpbd::Xpbd(std::shared_ptr<const SimulationModel> model)
   elements_.reserve(tets.size());
   for (Index t : coloring_.order) {
     const TetRestGeometry& g = geometry[static_cast<size_t>(t)];
-    elements_.push_back({tets[static_cast<size_t>(t)],
-                         g,
-                         {1 / (material_.k_deviatoric * g.volume),
-                          1 / (material_.k_volumetric * g.volume)}});
+    elements_.push_back(
+        {tets[static_cast<size_t>(t)],
+         g,
+         {1 / (material_.k_deviatoric * g.volume), 1 / (material_.k_volumetric * g.volume)}});
   }
+}
+
+Xpbd::ElementJacobian Xpbd::element_jacobian(size_t t) const {
+  const Element& e = elements_[t];
+  const ElementConstraints c =
+      element_constraints(material_, deformation_gradient(x_, e.tet, e.geometry));
+  ElementJacobian j;
+  j.value = c.value;
+  for (size_t k = 0; k < 2; ++k) {
+    // The shape gradients sum to zero, so do the vertices' constraint gradients.
+    for (size_t i = 1; i < 4; ++i) j.grad[k][i] = c.gradient[k] * e.geometry.shape_gradient[i];
+    j.grad[k][0] = -(j.grad[k][1] + j.grad[k][2] + j.grad[k][3]);
+  }
+  for (size_t i = 0; i < 4; ++i) {
+    j.w[i] = inverse_mass_[static_cast<size_t>(e.tet[i])];
+    j.a00 += j.w[i] * j.grad[0][i].squaredNorm();
+    j.a01 += j.w[i] * j.grad[0][i].dot(j.grad[1][i]);
+    j.a11 += j.w[i] * j.grad[1][i].squaredNorm();
+  }
+  return j;
+}
+
+void Xpbd::add_to_vertices(const Tet& tet, const ElementJacobian& j, double d0, double d1,
+                           Vec3Array& out) {
+  for (size_t i = 0; i < 4; ++i)
+    if (j.w[i] > 0)
+      out[static_cast<size_t>(tet[i])] += j.w[i] * (d0 * j.grad[0][i] + d1 * j.grad[1][i]);
 }
 
 double Xpbd::project_element(size_t t, double inverse_h2) {
   const Element& e = elements_[t];
-  const Tet& tet = e.tet;
-  const TetRestGeometry& g = e.geometry;
-  const ElementConstraints c = element_constraints(material_, deformation_gradient(x_, tet, g));
-  std::array<std::array<Vec3, 4>, 2> grad;
-  std::array<double, 4> w;
-  for (size_t k = 0; k < 2; ++k) {
-    // The shape gradients sum to zero, so do the vertices' constraint gradients.
-    for (size_t i = 1; i < 4; ++i) grad[k][i] = c.gradient[k] * g.shape_gradient[i];
-    grad[k][0] = -(grad[k][1] + grad[k][2] + grad[k][3]);
-  }
-  for (size_t i = 0; i < 4; ++i) w[i] = inverse_mass_[static_cast<size_t>(tet[i])];
+  const ElementJacobian j = element_jacobian(t);
   const std::array<double, 2> compliance = {e.compliance_h2[0] * inverse_h2,
                                             e.compliance_h2[1] * inverse_h2};
   std::array<double, 2>& lambda = element_lambda_[t];
-  double a00 = compliance[0], a01 = 0, a11 = compliance[1];
   std::array<double, 2> rhs;
-  for (size_t k = 0; k < 2; ++k) rhs[k] = -c.value[k] - compliance[k] * lambda[k];
-  for (size_t i = 0; i < 4; ++i) {
-    a00 += w[i] * grad[0][i].squaredNorm();
-    a01 += w[i] * grad[0][i].dot(grad[1][i]);
-    a11 += w[i] * grad[1][i].squaredNorm();
-  }
+  for (size_t k = 0; k < 2; ++k) rhs[k] = -j.value[k] - compliance[k] * lambda[k];
+  const double a00 = j.a00 + compliance[0], a01 = j.a01, a11 = j.a11 + compliance[1];
   // SPD (the compliances are > 0): Cramer's rule.
   const double inverse_det = 1 / (a00 * a11 - a01 * a01);
   const double d0 = (a11 * rhs[0] - a01 * rhs[1]) * inverse_det;
   const double d1 = (a00 * rhs[1] - a01 * rhs[0]) * inverse_det;
   lambda[0] += d0;
   lambda[1] += d1;
-  for (size_t i = 0; i < 4; ++i)
-    if (w[i] > 0) x_[static_cast<size_t>(tet[i])] += w[i] * (d0 * grad[0][i] + d1 * grad[1][i]);
+  add_to_vertices(e.tet, j, d0, d1, x_);
   return rhs[0] * rhs[0] + rhs[1] * rhs[1];
 }
 
@@ -111,32 +122,22 @@ void Xpbd::project_contacts(size_t i, double h) {
 }
 
 void Xpbd::damp_element(size_t t, double h, Vec3Array& v) const {
-  const Tet& tet = elements_[t].tet;
-  const TetRestGeometry& g = elements_[t].geometry;
-  const ElementConstraints c = element_constraints(material_, deformation_gradient(x_, tet, g));
-  std::array<std::array<Vec3, 4>, 2> grad;
-  std::array<double, 4> w;
-  double a00 = 0, a01 = 0, a11 = 0, rate0 = 0, rate1 = 0;
+  const Element& e = elements_[t];
+  const ElementJacobian j = element_jacobian(t);
+  double rate0 = 0, rate1 = 0;
   for (size_t i = 0; i < 4; ++i) {
-    const auto vertex = static_cast<size_t>(tet[i]);
-    w[i] = inverse_mass_[vertex];
-    for (size_t k = 0; k < 2; ++k) grad[k][i] = c.gradient[k] * g.shape_gradient[i];
-    a00 += w[i] * grad[0][i].squaredNorm();
-    a01 += w[i] * grad[0][i].dot(grad[1][i]);
-    a11 += w[i] * grad[1][i].squaredNorm();
-    rate0 += grad[0][i].dot(v[vertex]);
-    rate1 += grad[1][i].dot(v[vertex]);
+    const Vec3& velocity = v[static_cast<size_t>(e.tet[i])];
+    rate0 += j.grad[0][i].dot(velocity);
+    rate1 += j.grad[1][i].dot(velocity);
   }
   // The dampers' coefficients beta k_k V; (I + h D J W J^T) eta = -h D J v.
   const double beta = model_->options.beta;
-  const double d0 = h * beta * material_.k_deviatoric * g.volume;
-  const double d1 = h * beta * material_.k_volumetric * g.volume;
-  const double m00 = 1 + d0 * a00, m01 = d0 * a01, m10 = d1 * a01, m11 = 1 + d1 * a11;
+  const double d0 = h * beta * material_.k_deviatoric * e.geometry.volume;
+  const double d1 = h * beta * material_.k_volumetric * e.geometry.volume;
+  const double m00 = 1 + d0 * j.a00, m01 = d0 * j.a01, m10 = d1 * j.a01, m11 = 1 + d1 * j.a11;
   const double r0 = -d0 * rate0, r1 = -d1 * rate1;
   const double det = m00 * m11 - m01 * m10;
-  const double eta0 = (m11 * r0 - m01 * r1) / det, eta1 = (m00 * r1 - m10 * r0) / det;
-  for (size_t i = 0; i < 4; ++i)
-    if (w[i] > 0) v[static_cast<size_t>(tet[i])] += w[i] * (eta0 * grad[0][i] + eta1 * grad[1][i]);
+  add_to_vertices(e.tet, j, (m11 * r0 - m01 * r1) / det, (m00 * r1 - m10 * r0) / det, v);
 }
 
 void Xpbd::damp_contacts(double h, Vec3Array& v) const {
@@ -212,14 +213,9 @@ bool Xpbd::attempt(SimulationState& state, double h, StepStats& stats) {
                         k;
     anchors_.push_back({i, centre, 1 / (k * h * h)});
   }
-  obstacles_.clear();
-  obstacle_poses_.clear();
-  for (const auto* list : {&loads_.obstacles, &loads_.constraint_obstacles})
-    for (const Obstacle& obstacle : *list) {
-      obstacles_.push_back(posed_at(obstacle, t_next));
-      obstacle_poses_.emplace_back(obstacle.trajectory->position(t_next),
-                                   obstacle.trajectory->velocity(t_next));
-    }
+  PosedObstacles posed = pose_obstacles(loads_, t_next);
+  obstacles_ = std::move(posed.obstacles);
+  obstacle_poses_ = std::move(posed.poses);
   const size_t num_tets = m.topology->tets().size();
   element_lambda_.assign(num_tets, {0.0, 0.0});
   element_residual_.assign(num_tets, 0.0);

@@ -36,8 +36,9 @@
 
 namespace softbody {
 
-// Throws std::invalid_argument naming what the model has that XPBD cannot use.
-void check_xpbd_model(const SimulationModel& model);
+// The model's law as XPBD's constraints; throws std::invalid_argument naming what the model has
+// that XPBD cannot use.
+XpbdMaterial check_xpbd_model(const SimulationModel& model);
 
 class Xpbd final : public Integrator {
  public:
@@ -49,6 +50,18 @@ class Xpbd final : public Integrator {
   // Visits every element (its index in elements_), colour by colour, a colour's in parallel.
   template <typename Body>
   void for_each_element_by_color(Body&& body) const;
+  // Element t's two constraints at x_: values, per-vertex gradients, the vertices' inverse masses
+  // and the symmetric 2x2 J W J^T (a00, a01, a11): what its projection and its damping solve.
+  struct ElementJacobian {
+    std::array<double, 2> value;
+    std::array<std::array<Vec3, 4>, 2> grad;
+    std::array<double, 4> w;
+    double a00 = 0, a01 = 0, a11 = 0;
+  };
+  ElementJacobian element_jacobian(size_t t) const;
+  // out[vertex] += W grad C^T (d0, d1) over the element's free vertices.
+  static void add_to_vertices(const Tet& tet, const ElementJacobian& j, double d0, double d1,
+                              Vec3Array& out);
   // Projects element t's two constraints; returns their squared residual before it.
   double project_element(size_t t, double inverse_h2);
   void project_anchors();

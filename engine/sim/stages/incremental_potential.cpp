@@ -26,16 +26,10 @@ void IncrementalPotential::begin_step(const SimulationState& state, const StepLo
   add_surface_loads(m.surface_loads, state.p, t_next_, surface);
   surface_loads_ = surface.h;
   if (m.options.beta != 0) stiffness_start_ = m.forces->evaluate(state.p, kEvalStiffness).K;
-  obstacles_.clear();
-  obstacle_poses_.clear();
-  for (const auto* list : {&loads_.obstacles, &loads_.constraint_obstacles})
-    for (const Obstacle& o : *list) {
-      Obstacle penalty = posed_at(o, t_next_);
-      penalty.contact.model = ContactModel::kPenalty;
-      obstacles_.push_back(penalty);
-      obstacle_poses_.emplace_back(o.trajectory->position(t_next_),
-                                   o.trajectory->velocity(t_next_));
-    }
+  PosedObstacles posed = pose_obstacles(loads_, t_next_);
+  obstacles_ = std::move(posed.obstacles);
+  obstacle_poses_ = std::move(posed.poses);
+  for (Obstacle& o : obstacles_) o.contact.model = ContactModel::kPenalty;
 }
 
 double IncrementalPotential::vertex_terms(size_t i, const Vec3& x, Vec3* gradient) const {

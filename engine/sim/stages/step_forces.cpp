@@ -14,6 +14,16 @@ StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs, dou
   return loads;
 }
 
+PosedObstacles pose_obstacles(const StepLoads& loads, double t) {
+  PosedObstacles posed;
+  for (const auto* list : {&loads.obstacles, &loads.constraint_obstacles})
+    for (const Obstacle& o : *list) {
+      posed.obstacles.push_back(posed_at(o, t));
+      posed.poses.emplace_back(o.trajectory->position(t), o.trajectory->velocity(t));
+    }
+  return posed;
+}
+
 void evaluate_step_forces(const SimulationModel& model, const StepLoads& loads, const Vec3Array& p,
                           double t_next, StepInternalForces& internal, ForceOutput& forces,
                           ExternalForceOutput& external) {

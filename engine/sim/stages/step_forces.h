@@ -18,6 +18,15 @@ struct StepLoads {
 // For a step starting at t: anchors released by then are left out.
 StepLoads step_loads(const SimulationModel& model, const StepInputs& inputs, double t);
 
+// Every obstacle of the step, penalty and constraint alike, posed at time t (posed_at), with its
+// reference point's position and velocity there: for the solvers that take each obstacle per
+// vertex at the step's end (vbd, projective, quasi-newton, xpbd).
+struct PosedObstacles {
+  std::vector<Obstacle> obstacles;
+  std::vector<std::pair<Vec3, Vec3>> poses;  // reference point's position, velocity
+};
+PosedObstacles pose_obstacles(const StepLoads& loads, double t);
+
 void evaluate_step_forces(const SimulationModel& model, const StepLoads& loads, const Vec3Array& p,
                           double t_next, StepInternalForces& internal, ForceOutput& forces,
                           ExternalForceOutput& external);
