@@ -43,9 +43,15 @@ EnergyBalance::EnergyBalance(const SimulationModel& model, const StepLoads& load
     : model_(model),
       loads_(loads),
       start_p_(start.p),
-      start_t_(start.t),
       start_total_(
           mechanical_energy(model, loads, start.p, start.v, start.t, start.elastic).total()) {
+  // Taken at the start positions, because backward Euler steps in the potential of the step's
+  // end: the targets move first, then the step dissipates, E(end) <= E(start) + U(p_n, t_end) -
+  // U(p_n, t_start) (exact for convex potentials). At the end positions a target the body follows
+  // seemed to create k |da| |dp| / 2 per step: a wagged bunny's converged steps lost 25 J to the
+  // guard in 0.5 s.
+  target_work_ =
+      penalty_potential(loads, start.p, start.t + h) - penalty_potential(loads, start.p, start.t);
   if (model.surface_loads.empty()) return;
   ExternalForceOutput surface;
   surface.reset(start.p.size());
@@ -55,15 +61,9 @@ EnergyBalance::EnergyBalance(const SimulationModel& model, const StepLoads& load
 
 double EnergyBalance::created(const EnergyState& end) const {
   const double after = mechanical_energy(model_, loads_, end.p, end.v, end.t, end.elastic).total();
-  // Work on the body: what moving targets and obstacles added to the penalty potentials at the
-  // step's start positions, and the surface loads (at the step's start) along the displacement.
-  // At the start positions, because backward Euler steps in the potential of the step's end: the
-  // targets move first, then the step dissipates, E(end) <= E(start) + U(p_n, t_end) - U(p_n,
-  // t_start) (exact for convex potentials). At the end positions a target the body follows
-  // seemed to create k |da| |dp| / 2 per step: a wagged bunny's converged steps lost 25 J to the
-  // guard in 0.5 s.
-  double work =
-      penalty_potential(loads_, start_p_, end.t) - penalty_potential(loads_, start_p_, start_t_);
+  // Work on the body: the moving targets' and obstacles', and the surface loads (at the step's
+  // start) along the displacement.
+  double work = target_work_;
   for (size_t i = 0; i < surface_forces_.size(); ++i)
     work += surface_forces_[i].dot(end.p[i] - start_p_[i]);
   return after - start_total_ - work;

@@ -38,9 +38,10 @@ struct EnergyState {
   double elastic;
 };
 
-// A step of h's energy balance against its start, whose energy and surface loads are taken once:
-// created(end) is the energy [J] the step from the start to `end` created beyond the work done on
-// the body (negative: it dissipated). The model, loads and start's positions must outlive it.
+// A step of h's energy balance against its start, whose energy, the moving targets' and obstacles'
+// work and the surface loads are taken once: created(end) is the energy [J] the step from the
+// start to `end` (at the step's end time) created beyond the work done on the body (negative: it
+// dissipated). The model, loads and start's positions must outlive it.
 class EnergyBalance {
  public:
   EnergyBalance(const SimulationModel& model, const StepLoads& loads, const EnergyState& start,
@@ -51,7 +52,10 @@ class EnergyBalance {
   const SimulationModel& model_;
   const StepLoads& loads_;
   const Vec3Array& start_p_;
-  double start_t_, start_total_;
+  double start_total_;
+  // What moving anchor targets and obstacles added to the penalty potentials over the step, at
+  // the start's positions (EnergyBalance's constructor says why there).
+  double target_work_;
   Vec3Array surface_forces_;  // at the start's positions and the step's end time; empty: none
 };
 
