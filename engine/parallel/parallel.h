@@ -18,6 +18,26 @@ void parallel_for(std::ptrdiff_t n, Body&& body) {
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
 
+// Colours with fewer members than this run on the calling thread: waking the team costs more
+// than they do (the result is the same either way).
+constexpr std::ptrdiff_t kMinParallelColor = 256;
+
+// body(k) for every position k of `offsets`' colours (colour c holds [offsets[c],
+// offsets[c + 1])), colour by colour, a colour's members in parallel: they must be independent.
+// Taking the colours in order makes the sweep the same sequential sweep for any thread count.
+template <typename Offset, typename Body>
+void for_each_by_color(const std::vector<Offset>& offsets, Body&& body) {
+  for (size_t c = 0; c + 1 < offsets.size(); ++c) {
+    const auto begin = static_cast<std::ptrdiff_t>(offsets[c]);
+    const auto count = static_cast<std::ptrdiff_t>(offsets[c + 1]) - begin;
+    if (count < kMinParallelColor) {
+      for (std::ptrdiff_t k = 0; k < count; ++k) body(begin + k);
+    } else {
+      parallel_for(count, [&](std::ptrdiff_t k) { body(begin + k); });
+    }
+  }
+}
+
 // Sum of term(i) for i in [0, n) whose rounding does not depend on the thread count: partial sums
 // over a fixed number of chunks, added in order.
 template <typename Term>

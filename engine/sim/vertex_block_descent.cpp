@@ -17,8 +17,6 @@
 namespace softbody {
 namespace {
 
-// Colours with fewer vertices than this are swept on one thread.
-constexpr Index kParallelColor = 256;
 // A vertex's step is halved at most this often; changes of its energy below this fraction of it
 // are round-off.
 constexpr int kMaxHalvings = 8;
@@ -208,20 +206,11 @@ bool VertexBlockDescent::attempt(SimulationState& state, double h, StepStats& st
   for (int sweep = 0; sweep < o.iterations; ++sweep) {
     x_before_previous_ = x_previous_;
     x_previous_ = x_;
-    for (size_t c = 0; c + 1 < color_offsets_.size(); ++c) {
-      const Index begin = color_offsets_[c], count = color_offsets_[c + 1] - begin;
-      const auto update = [&](std::ptrdiff_t k) {
-        const auto i = static_cast<size_t>(color_vertices_[static_cast<size_t>(begin + k)]);
-        if (!m.fixed.empty() && m.fixed[i]) return;
-        vertex_update(i, h, t_next, gradient_squared[i]);
-      };
-      // A small colour costs less than waking the team (the result is the same either way).
-      if (count < kParallelColor) {
-        for (std::ptrdiff_t k = 0; k < count; ++k) update(k);
-      } else {
-        parallel_for(count, update);
-      }
-    }
+    for_each_by_color(color_offsets_, [&](std::ptrdiff_t k) {
+      const auto i = static_cast<size_t>(color_vertices_[static_cast<size_t>(k)]);
+      if (!m.fixed.empty() && m.fixed[i]) return;
+      vertex_update(i, h, t_next, gradient_squared[i]);
+    });
     if (rho > 0) {
       omega = sweep == 0 ? 1 : sweep == 1 ? 2 / (2 - rho * rho) : 4 / (4 - rho * rho * omega);
       if (sweep > 0)

@@ -11,12 +11,6 @@
 #include "engine/sim/surface_loads.h"
 
 namespace softbody {
-namespace {
-
-// Colours with fewer tetrahedra than this are projected on one thread (the result is the same).
-constexpr Index kParallelColor = 256;
-
-}  // namespace
 
 XpbdMaterial check_xpbd_model(const SimulationModel& model) {
   if (model.viscous)
@@ -165,16 +159,8 @@ void Xpbd::damp_contacts(double h, Vec3Array& v) const {
 
 template <typename Body>
 void Xpbd::for_each_element_by_color(Body&& body) const {
-  for (Index c = 0; c < coloring_.num_colors(); ++c) {
-    const Index begin = coloring_.color_offsets[static_cast<size_t>(c)];
-    const Index count = coloring_.color_offsets[static_cast<size_t>(c) + 1] - begin;
-    const auto visit = [&](std::ptrdiff_t k) { body(static_cast<size_t>(begin + k)); };
-    if (count < kParallelColor) {
-      for (std::ptrdiff_t k = 0; k < count; ++k) visit(k);
-    } else {
-      parallel_for(count, visit);
-    }
-  }
+  for_each_by_color(coloring_.color_offsets,
+                    [&](std::ptrdiff_t k) { body(static_cast<size_t>(k)); });
 }
 
 bool Xpbd::attempt(SimulationState& state, double h, StepStats& stats) {
