@@ -53,22 +53,36 @@ class Xpbd final : public Integrator {
   // Element t's two constraints at x_: values, per-vertex gradients, the vertices' inverse masses
   // and the symmetric 2x2 J W J^T (a00, a01, a11): what its projection and its damping solve.
   struct ElementJacobian {
-    std::array<double, 2> value;
-    std::array<std::array<Vec3, 4>, 2> grad;
+    double value[2];
+    double grad[2][4][3];  // constraint k's gradient with respect to vertex i
     std::array<double, 4> w;
     double a00 = 0, a01 = 0, a11 = 0;
+    Vec3 gradient(size_t k, size_t i) const {
+      return {grad[k][i][0], grad[k][i][1], grad[k][i][2]};
+    }
   };
+
+  template <XpbdLaw kLaw>
   ElementJacobian element_jacobian(size_t t) const;
   // out[vertex] += W grad C^T (d0, d1) over the element's free vertices.
   static void add_to_vertices(const Tet& tet, const ElementJacobian& j, double d0, double d1,
                               Vec3Array& out);
   // Projects element t's two constraints; returns their squared residual before it.
+  template <XpbdLaw kLaw>
   double project_element(size_t t, double inverse_h2);
+  // One Gauss-Seidel sweep over the elements (the law chosen once per sweep, not per element).
+  void project_elements(double inverse_h2);
+  template <XpbdLaw kLaw>
+  void project_elements_of(double inverse_h2);
   void project_anchors();
   // Vertex i against every obstacle.
   void project_contacts(size_t i, double h);
   // Rayleigh beta on element t's constraint rates, implicitly, on velocities v.
+  template <XpbdLaw kLaw>
   void damp_element(size_t t, double h, Vec3Array& v) const;
+  void damp_elements(double h, Vec3Array& v) const;
+  template <XpbdLaw kLaw>
+  void damp_elements_of(double h, Vec3Array& v) const;
   // The contacts' normal damping and viscous friction at the end, on velocities v.
   void damp_contacts(double h, Vec3Array& v) const;
 
@@ -77,7 +91,8 @@ class Xpbd final : public Integrator {
   TetColoring coloring_;
   struct Element {
     Tet tet;
-    TetRestGeometry geometry;
+    Mat3 shape;     // columns: vertices 1..3's shape gradients; F = [p_i - p_0] shape^T
+    double volume;  // at rest
     std::array<double, 2> compliance_h2;  // 1 / (k V) of its two constraints: a~ h^2
   };
   std::vector<Element> elements_;  // the tetrahedra in colour order

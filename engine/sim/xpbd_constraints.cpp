@@ -9,9 +9,6 @@
 namespace softbody {
 namespace {
 
-// Below this |F - R| or |E| the deviatoric constraint's direction is round-off.
-constexpr double kSingularDeviation = 1e-12;
-
 template <typename Kernel>
 bool is(const ForceModel& forces) {
   return dynamic_cast<const ElementModel<Kernel>*>(&forces) != nullptr;
@@ -56,46 +53,31 @@ XpbdMaterial xpbd_material(const ForceModel& forces, const Material& material) {
 }
 
 ElementConstraints element_constraints(const XpbdMaterial& m, const Mat3& f) {
-  ElementConstraints c;
+  double plain_f[3][3], value[2], gradient[2][3][3];
+  for (size_t a = 0; a < 3; ++a)
+    for (size_t b = 0; b < 3; ++b)
+      plain_f[a][b] = f(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b));
   switch (m.law) {
     case XpbdLaw::kSnh:
-    case XpbdLaw::kCnh: {
-      const double norm = f.norm();
-      c.value[0] = norm;
-      c.gradient[0] = norm > 0 ? Mat3(f / norm) : Mat3::Zero();
-      const double j = f.determinant();
-      if (m.law == XpbdLaw::kSnh) {
-        c.value[1] = j - m.volumetric_rest;
-        c.gradient[1] = cofactor(f);
-      } else {
-        double l, dl, ddl;
-        log_j(j, l, dl, ddl, m.cnh_threshold);
-        c.value[1] = l - m.volumetric_rest;
-        c.gradient[1] = dl * cofactor(f);
-      }
+      constraints_of<XpbdLaw::kSnh>(m, plain_f, value, gradient);
       break;
-    }
-    case XpbdLaw::kCorotational: {
-      Mat3 r, s;
-      polar_decomposition(f, r, s);
-      const Mat3 deviation = f - r;
-      const double norm = deviation.norm();
-      c.value[0] = norm;
-      // d|F - R|/dF = (F - R)/|F - R|: R's change is a rotation, orthogonal to F - R = R (S - I).
-      c.gradient[0] = norm > kSingularDeviation ? Mat3(deviation / norm) : Mat3::Zero();
-      c.value[1] = s.trace() - 3;
-      c.gradient[1] = r;  // d tr(R^T F)/dF; R's change again drops out
+    case XpbdLaw::kCnh:
+      constraints_of<XpbdLaw::kCnh>(m, plain_f, value, gradient);
       break;
-    }
-    case XpbdLaw::kStvk: {
-      const Mat3 e = 0.5 * (f.transpose() * f - Mat3::Identity());
-      const double norm = e.norm();
-      c.value[0] = norm;
-      c.gradient[0] = norm > kSingularDeviation ? Mat3(f * e / norm) : Mat3::Zero();
-      c.value[1] = e.trace();
-      c.gradient[1] = f;
+    case XpbdLaw::kCorotational:
+      constraints_of<XpbdLaw::kCorotational>(m, plain_f, value, gradient);
       break;
-    }
+    case XpbdLaw::kStvk:
+      constraints_of<XpbdLaw::kStvk>(m, plain_f, value, gradient);
+      break;
+  }
+  ElementConstraints c;
+  for (size_t k = 0; k < 2; ++k) {
+    c.value[k] = value[k];
+    for (size_t a = 0; a < 3; ++a)
+      for (size_t b = 0; b < 3; ++b)
+        c.gradient[k](static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) =
+            gradient[k][a][b];
   }
   return c;
 }

@@ -16,11 +16,16 @@
 
 #include <array>
 
+#include "engine/forces/element_models.h"
 #include "engine/forces/force_model.h"
+#include "engine/forces/hyperelastic.h"
 
 namespace softbody {
 
 enum class XpbdLaw { kSnh, kCnh, kCorotational, kStvk };
+
+// Below this |F - R| or |E| the deviatoric constraint's direction is round-off.
+inline constexpr double kSingularDeviation = 1e-12;
 
 struct XpbdMaterial {
   XpbdLaw law = XpbdLaw::kSnh;
@@ -40,6 +45,88 @@ struct ElementConstraints {
   std::array<Mat3, 2> gradient;
 };
 ElementConstraints element_constraints(const XpbdMaterial& material, const Mat3& f);
+
+// The same for a law known at compile time, on plain row-major arrays (f[a][b] = F_ab): XPBD's
+// projection calls it once per element and iteration, inline (element_constraints converts).
+// A deviatoric constraint at its apex (|F| = 0; |F - R| or |E| below kSingularDeviation) gets a
+// zero gradient.
+template <XpbdLaw kLaw>
+inline void constraints_of(const XpbdMaterial& m, const double (&f)[3][3], double (&value)[2],
+                           double (&gradient_f)[2][3][3]) {
+  if constexpr (kLaw == XpbdLaw::kSnh || kLaw == XpbdLaw::kCnh) {
+    double norm2 = 0;
+    for (size_t a = 0; a < 3; ++a)
+      for (size_t b = 0; b < 3; ++b) norm2 += f[a][b] * f[a][b];
+    const double norm = std::sqrt(norm2);
+    const double inverse_norm = norm > 0 ? 1 / norm : 0;
+    // Cof F, dJ/dF: cross products of F's columns.
+    double cof[3][3];
+    for (size_t b = 0; b < 3; ++b) {
+      const size_t c1 = (b + 1) % 3, c2 = (b + 2) % 3;
+      for (size_t a = 0; a < 3; ++a) {
+        const size_t r1 = (a + 1) % 3, r2 = (a + 2) % 3;
+        cof[a][b] = f[r1][c1] * f[r2][c2] - f[r2][c1] * f[r1][c2];
+      }
+    }
+    const double det = f[0][0] * cof[0][0] + f[1][0] * cof[1][0] + f[2][0] * cof[2][0];
+    double volumetric_scale = 1;
+    value[0] = norm;
+    if constexpr (kLaw == XpbdLaw::kSnh) {
+      value[1] = det - m.volumetric_rest;
+    } else {
+      double l, dl, ddl;
+      log_j(det, l, dl, ddl, m.cnh_threshold);
+      value[1] = l - m.volumetric_rest;
+      volumetric_scale = dl;
+    }
+    for (size_t a = 0; a < 3; ++a)
+      for (size_t b = 0; b < 3; ++b) {
+        gradient_f[0][a][b] = f[a][b] * inverse_norm;
+        gradient_f[1][a][b] = cof[a][b] * volumetric_scale;
+      }
+  } else if constexpr (kLaw == XpbdLaw::kStvk) {
+    // E = (F^T F - I) / 2; C_D = |E| with gradient F E / |E|, C_H = tr E with gradient F.
+    double green[3][3];
+    double norm2 = 0, trace = 0;
+    for (size_t a = 0; a < 3; ++a)
+      for (size_t b = 0; b < 3; ++b) {
+        green[a][b] = 0.5 * (f[0][a] * f[0][b] + f[1][a] * f[1][b] + f[2][a] * f[2][b] -
+                             (a == b ? 1.0 : 0.0));
+        norm2 += green[a][b] * green[a][b];
+      }
+    for (size_t a = 0; a < 3; ++a) trace += green[a][a];
+    const double norm = std::sqrt(norm2);
+    const double inverse_norm = norm > kSingularDeviation ? 1 / norm : 0;
+    value[0] = norm;
+    value[1] = trace;
+    for (size_t a = 0; a < 3; ++a)
+      for (size_t b = 0; b < 3; ++b) {
+        gradient_f[0][a][b] =
+            (f[a][0] * green[0][b] + f[a][1] * green[1][b] + f[a][2] * green[2][b]) * inverse_norm;
+        gradient_f[1][a][b] = f[a][b];
+      }
+  } else {
+    Mat3 deformation;
+    for (size_t a = 0; a < 3; ++a)
+      for (size_t b = 0; b < 3; ++b)
+        deformation(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) = f[a][b];
+    Mat3 r, s;
+    polar_decomposition(deformation, r, s);
+    const Mat3 deviation = deformation - r;
+    const double norm = deviation.norm();
+    const double inverse_norm = norm > kSingularDeviation ? 1 / norm : 0;
+    value[0] = norm;
+    value[1] = s.trace() - 3;
+    // d|F - R|/dF = (F - R)/|F - R| and d tr(S)/dF = d tr(R^T F)/dF = R: R's change is a
+    // rotation, orthogonal to F - R = R (S - I), and drops out of both.
+    for (size_t a = 0; a < 3; ++a)
+      for (size_t b = 0; b < 3; ++b) {
+        const auto row = static_cast<Eigen::Index>(a), col = static_cast<Eigen::Index>(b);
+        gradient_f[0][a][b] = deviation(row, col) * inverse_norm;
+        gradient_f[1][a][b] = r(row, col);
+      }
+  }
+}
 
 // sum_k k_k C_k(F)^2 / 2: the law's energy density up to a constant.
 double constraint_energy_density(const XpbdMaterial& material, const Mat3& f);
