@@ -53,6 +53,9 @@ PgsReport solve_contact_pgs(const ContactProblem& problem, std::vector<double>& 
 // every contact: W is ill-conditioned). Stops early when the classification repeats.
 struct ActiveSetOptions {
   int max_iterations = 25;
+  // Stops after this many iterations in a row that did not improve the best iterate's natural
+  // residual (the classification is cycling).
+  int stall_iterations = 3;
   // Then, when the classification left the laws unmet (it may cycle between classifications of
   // contacts at the cone's edge), at most this many generalized Newton iterations on Alart &
   // Curnier's equations from its best iterate (0: none).
