@@ -329,111 +329,142 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
     state[k] = pressed ? ContactState::kStick : ContactState::kSeparated;
   }
   int iterations = 0;
-  std::vector<double> best;
+  // The nearest iterate to the laws of the whole solve, and of the active set alone (Newton
+  // starts from the latter: the iterate it converges from is not always the nearest one).
+  std::vector<double> best, classified_best;
   double best_residual = std::numeric_limits<double>::infinity();
-  int stalled = 0;  // iterations since the best iterate last improved
-  for (; iterations < active_set.max_iterations; ++iterations) {
-    // Unknowns: 3 per sticking contact, lambda_n per slipping one; equations: their gap rows.
-    std::vector<std::size_t> first(m, 0);
-    std::size_t unknowns = 0;
-    for (std::size_t k = 0; k < m; ++k) {
-      first[k] = unknowns;
-      unknowns += state[k] == ContactState::kStick ? 3 : state[k] == ContactState::kSlip ? 1 : 0;
-    }
-    std::vector<double> next(n3, 0.0);
-    if (unknowns > 0) {
-      // Column j of the reduced matrix: the motion of the equations' rows per unit of unknown j.
-      std::vector<double> a(unknowns * unknowns, 0.0), b(unknowns, 0.0);
-      auto row_of = [&](std::size_t k, std::size_t r) { return 3 * k + r; };
-      std::vector<std::size_t> rows;  // full-problem row of each equation
+  double classified_residual = std::numeric_limits<double>::infinity();
+  int classifications = 0;       // the active set's iterations so far
+  bool stopped_stalled = false;  // the last run stopped at a stall (it may go on)
+  // Runs the active set's iterations (all that remain of max_iterations, or until `stall_limit`
+  // in a row did not improve the best iterate), from the current classification.
+  const auto run_active_set = [&](int stall_limit) {
+    int stalled = 0;  // iterations since the best iterate last improved
+    stopped_stalled = false;
+    for (; classifications < active_set.max_iterations; ++classifications, ++iterations) {
+      // Unknowns: 3 per sticking contact, lambda_n per slipping one; equations: their gap rows.
+      std::vector<std::size_t> first(m, 0);
+      std::size_t unknowns = 0;
       for (std::size_t k = 0; k < m; ++k) {
-        if (state[k] == ContactState::kStick)
-          for (std::size_t r = 0; r < 3; ++r) rows.push_back(row_of(k, r));
-        else if (state[k] == ContactState::kSlip)
-          rows.push_back(row_of(k, 0));
+        first[k] = unknowns;
+        unknowns += state[k] == ContactState::kStick ? 3 : state[k] == ContactState::kSlip ? 1 : 0;
       }
-      for (std::size_t e = 0; e < unknowns; ++e) {
-        const double* w = &p.w[rows[e] * n3];
-        b[e] = -p.delta_free[rows[e]];
+      std::vector<double> next(n3, 0.0);
+      if (unknowns > 0) {
+        // Column j of the reduced matrix: the motion of the equations' rows per unit of unknown j.
+        std::vector<double> a(unknowns * unknowns, 0.0), b(unknowns, 0.0);
+        auto row_of = [&](std::size_t k, std::size_t r) { return 3 * k + r; };
+        std::vector<std::size_t> rows;  // full-problem row of each equation
+        for (std::size_t k = 0; k < m; ++k) {
+          if (state[k] == ContactState::kStick)
+            for (std::size_t r = 0; r < 3; ++r) rows.push_back(row_of(k, r));
+          else if (state[k] == ContactState::kSlip)
+            rows.push_back(row_of(k, 0));
+        }
+        for (std::size_t e = 0; e < unknowns; ++e) {
+          const double* w = &p.w[rows[e] * n3];
+          b[e] = -p.delta_free[rows[e]];
+          for (std::size_t k = 0; k < m; ++k) {
+            const std::size_t j = first[k];
+            if (state[k] == ContactState::kStick) {
+              for (std::size_t r = 0; r < 3; ++r) a[e * unknowns + j + r] = w[3 * k + r];
+            } else if (state[k] == ContactState::kSlip) {
+              const double mu = p.mu[k];
+              a[e * unknowns + j] =
+                  w[3 * k] + mu * (slip_x[k] * w[3 * k + 1] + slip_y[k] * w[3 * k + 2]);
+            }
+          }
+        }
+        double largest = 0;
+        for (std::size_t e = 0; e < unknowns; ++e) largest = std::max(largest, a[e * unknowns + e]);
+        if (!solve_dense_or_regularized(a, b, unknowns, 1e-8 * largest)) break;
         for (std::size_t k = 0; k < m; ++k) {
           const std::size_t j = first[k];
           if (state[k] == ContactState::kStick) {
-            for (std::size_t r = 0; r < 3; ++r) a[e * unknowns + j + r] = w[3 * k + r];
+            for (std::size_t r = 0; r < 3; ++r) next[3 * k + r] = b[j + r];
           } else if (state[k] == ContactState::kSlip) {
-            const double mu = p.mu[k];
-            a[e * unknowns + j] =
-                w[3 * k] + mu * (slip_x[k] * w[3 * k + 1] + slip_y[k] * w[3 * k + 2]);
+            next[3 * k] = b[j];
+            next[3 * k + 1] = p.mu[k] * b[j] * slip_x[k];
+            next[3 * k + 2] = p.mu[k] * b[j] * slip_y[k];
           }
         }
       }
-      double largest = 0;
-      for (std::size_t e = 0; e < unknowns; ++e) largest = std::max(largest, a[e * unknowns + e]);
-      if (!solve_dense_or_regularized(a, b, unknowns, 1e-8 * largest)) break;
+      lambda = next;
+      delta = contact_motion(p, lambda);
+      // The classification may cycle (contacts at the cone's edge flipping as their neighbours
+      // change): the iterate nearest to the laws (natural residual, after projecting onto the cone)
+      // is the one the polish starts from.
+      const double best_before = classified_residual;
+      keep_if_nearer(p, lambda, classified_best, classified_residual);
+      stalled = classified_residual < best_before ? 0 : stalled + 1;
+      if (stalled >= stall_limit) {
+        ++classifications;
+        ++iterations;
+        stopped_stalled = true;
+        break;
+      }
+      // Re-classify.
+      bool changed = false;
       for (std::size_t k = 0; k < m; ++k) {
-        const std::size_t j = first[k];
-        if (state[k] == ContactState::kStick) {
-          for (std::size_t r = 0; r < 3; ++r) next[3 * k + r] = b[j + r];
-        } else if (state[k] == ContactState::kSlip) {
-          next[3 * k] = b[j];
-          next[3 * k + 1] = p.mu[k] * b[j] * slip_x[k];
-          next[3 * k + 2] = p.mu[k] * b[j] * slip_y[k];
-        }
-      }
-    }
-    lambda = next;
-    delta = contact_motion(p, lambda);
-    // The classification may cycle (contacts at the cone's edge flipping as their neighbours
-    // change): the iterate nearest to the laws (natural residual, after projecting onto the cone)
-    // is the one the polish starts from.
-    const double best_before = best_residual;
-    keep_if_nearer(p, lambda, best, best_residual);
-    // A classification that cycles (contacts at the cone's edge flipping) rarely comes back to a
-    // better iterate: on a 147-contact grasp the best came at the third iteration and the next 22
-    // only cycled (a dense solve each). Newton on Alart & Curnier's equations takes over instead.
-    stalled = best_residual < best_before ? 0 : stalled + 1;
-    if (stalled >= active_set.stall_iterations) {
-      ++iterations;
-      break;
-    }
-    // Re-classify.
-    bool changed = false;
-    for (std::size_t k = 0; k < m; ++k) {
-      ContactState s = state[k];
-      const double ln = lambda[3 * k], lt = std::hypot(lambda[3 * k + 1], lambda[3 * k + 2]);
-      const double dt = std::hypot(delta[3 * k + 1], delta[3 * k + 2]);
-      if (s != ContactState::kSeparated && ln < 0) {
-        s = ContactState::kSeparated;
-      } else if (s == ContactState::kSeparated && delta[3 * k] < 0) {
-        s = ContactState::kStick;
-      } else if (s == ContactState::kStick && lt > p.mu[k] * ln) {
-        s = ContactState::kSlip;
-        slip_x[k] = lambda[3 * k + 1] / lt;
-        slip_y[k] = lambda[3 * k + 2] / lt;
-      } else if (s == ContactState::kSlip && dt > 0) {
-        // Friction opposes the slip; a slip that turned against the assumed friction sticks.
-        const double along = -(delta[3 * k + 1] * slip_x[k] + delta[3 * k + 2] * slip_y[k]);
-        if (along < 0) {
+        ContactState s = state[k];
+        const double ln = lambda[3 * k], lt = std::hypot(lambda[3 * k + 1], lambda[3 * k + 2]);
+        const double dt = std::hypot(delta[3 * k + 1], delta[3 * k + 2]);
+        if (s != ContactState::kSeparated && ln < 0) {
+          s = ContactState::kSeparated;
+        } else if (s == ContactState::kSeparated && delta[3 * k] < 0) {
           s = ContactState::kStick;
-        } else {
-          const double x = -delta[3 * k + 1] / dt, y = -delta[3 * k + 2] / dt;
-          if (std::abs(x - slip_x[k]) + std::abs(y - slip_y[k]) > 1e-9) changed = true;
-          slip_x[k] = x;
-          slip_y[k] = y;
+        } else if (s == ContactState::kStick && lt > p.mu[k] * ln) {
+          s = ContactState::kSlip;
+          slip_x[k] = lambda[3 * k + 1] / lt;
+          slip_y[k] = lambda[3 * k + 2] / lt;
+        } else if (s == ContactState::kSlip && dt > 0) {
+          // Friction opposes the slip; a slip that turned against the assumed friction sticks.
+          const double along = -(delta[3 * k + 1] * slip_x[k] + delta[3 * k + 2] * slip_y[k]);
+          if (along < 0) {
+            s = ContactState::kStick;
+          } else {
+            const double x = -delta[3 * k + 1] / dt, y = -delta[3 * k + 2] / dt;
+            if (std::abs(x - slip_x[k]) + std::abs(y - slip_y[k]) > 1e-9) changed = true;
+            slip_x[k] = x;
+            slip_y[k] = y;
+          }
         }
+        if (s != state[k]) changed = true;
+        state[k] = s;
       }
-      if (s != state[k]) changed = true;
-      state[k] = s;
+      if (!changed) {
+        ++classifications;
+        ++iterations;
+        break;
+      }
     }
-    if (!changed) {
-      ++iterations;
-      break;
+  };
+  // Where the classification left the laws unmet, Newton on Alart & Curnier's equations from its
+  // best iterate; the PGS polish then projects onto the cone and settles the rest.
+  const auto newton_from_best = [&] {
+    if (classified_best.empty()) return;
+    std::vector<double> newton_best = classified_best;
+    double newton_residual = classified_residual;
+    if (newton_residual > pgs.tolerance && active_set.alart_curnier_iterations > 0)
+      alart_curnier_newton(p, classified_best, active_set.alart_curnier_iterations, pgs.tolerance,
+                           newton_best, newton_residual, iterations);
+    if (newton_residual < best_residual) {
+      best_residual = newton_residual;
+      best = std::move(newton_best);
     }
+  };
+  // A classification that cycles (contacts at the cone's edge flipping) rarely comes back to a
+  // better iterate: on a 147-contact grasp the best came at the third iteration and the next 22
+  // only cycled, a dense solve each, before Newton from the best converged in 4. So the active
+  // set stops at a stall and Newton takes over; where that leaves the laws unmet (a nearly
+  // singular W whose best early iterate is outside Newton's reach), the active set goes on from
+  // where it stopped, as without the shortcut, and Newton tries again.
+  run_active_set(active_set.stall_iterations);
+  newton_from_best();
+  if (stopped_stalled && best_residual > pgs.tolerance) {
+    run_active_set(std::numeric_limits<int>::max());
+    newton_from_best();
   }
-  // Where the classification left the laws unmet, first Newton on Alart & Curnier's equations
-  // from its best iterate; the PGS polish then projects onto the cone and settles the rest.
-  if (!best.empty() && best_residual > pgs.tolerance && active_set.alart_curnier_iterations > 0)
-    alart_curnier_newton(p, best, active_set.alart_curnier_iterations, pgs.tolerance, best,
-                         best_residual, iterations);
   if (!best.empty()) lambda = best;
   PgsReport report = solve_contact_pgs(p, lambda, pgs);
   // Still unmet (the classification cycles between contacts at the cone's edge; PGS crawls on an

@@ -104,5 +104,50 @@ TEST(ContactPgs, SatisfiesSignoriniAndCoulombAtEveryContact) {
   }
 }
 
+// A grasp's shape of problem: many contacts coupled through one compliant body, so W is nearly
+// singular (a rank-30 surface compliance over 60 contacts, plus a little of its own) and some
+// rows repeat exactly (two contacts on one feature). The active set then cycles; stopping it
+// once it stalls (and Newton on Alart-Curnier's equations and the PGS polish taking over) must
+// still meet the laws, as running all its iterations does.
+TEST(ContactSolve, MeetsTheLawsOnAnIllConditionedGraspWhetherTheActiveSetStopsEarlyOrNot) {
+  std::mt19937 random(11);
+  std::uniform_real_distribution<double> unit(-1, 1);
+  const int m = 60, n = 3 * m, rank = 30;
+  std::vector<double> b(static_cast<size_t>(n * rank));
+  for (double& x : b) x = unit(random);
+  for (int c = 0; c < rank; ++c)
+    b[static_cast<size_t>(3 * 1 * rank + c)] = b[static_cast<size_t>(c)];
+  ContactProblem p;
+  p.contacts = m;
+  p.w.assign(static_cast<size_t>(n * n), 0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) {
+      double s = i == j ? 1e-3 : 0;
+      for (int k = 0; k < rank; ++k)
+        s += b[static_cast<size_t>(i * rank + k)] * b[static_cast<size_t>(j * rank + k)];
+      p.w[static_cast<size_t>(i * n + j)] = 1e-3 * s / rank;
+    }
+  for (int k = 0; k < m; ++k) {
+    p.delta_free.push_back(-1e-3 * (0.2 + 0.8 * std::abs(unit(random))));  // all pressed in
+    p.delta_free.push_back(1e-3 * unit(random));
+    p.delta_free.push_back(1e-3 * unit(random));
+    p.mu.push_back(0.5);
+  }
+  const PgsOptions pgs{.max_iterations = 2000, .tolerance = 1e-10};
+  for (const int stall : {1, 3, 1000}) {
+    std::vector<double> lambda;
+    ActiveSetOptions active_set;
+    active_set.stall_iterations = stall;
+    const PgsReport r = solve_contact(p, lambda, pgs, active_set);
+    EXPECT_TRUE(r.converged) << "stall " << stall << ": residual " << r.residual;
+    EXPECT_LE(contact_residual(p, lambda), 1e-10) << "stall " << stall;
+    for (int k = 0; k < m; ++k) {
+      const auto i = static_cast<size_t>(3 * k);
+      EXPECT_GE(lambda[i], 0);
+      EXPECT_LE(std::hypot(lambda[i + 1], lambda[i + 2]), 0.5 * lambda[i] * (1 + 1e-9) + 1e-15);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace softbody::codec
