@@ -205,41 +205,18 @@ void Xpbd::for_each_element_by_color(Body&& body) const {
                     [&](std::ptrdiff_t k) { body(static_cast<size_t>(k)); });
 }
 
-template <XpbdLaw kLaw>
-void Xpbd::project_elements_of(double inverse_h2) {
-  for_each_element_by_color(
-      [&](size_t t) { element_residual_[t] = project_element<kLaw>(t, inverse_h2); });
-}
-
 void Xpbd::project_elements(double inverse_h2) {
-  switch (material_.law) {
-    case XpbdLaw::kSnh:
-      return project_elements_of<XpbdLaw::kSnh>(inverse_h2);
-    case XpbdLaw::kCnh:
-      return project_elements_of<XpbdLaw::kCnh>(inverse_h2);
-    case XpbdLaw::kCorotational:
-      return project_elements_of<XpbdLaw::kCorotational>(inverse_h2);
-    case XpbdLaw::kStvk:
-      return project_elements_of<XpbdLaw::kStvk>(inverse_h2);
-  }
-}
-
-template <XpbdLaw kLaw>
-void Xpbd::damp_elements_of(double h, Vec3Array& v) const {
-  for_each_element_by_color([&](size_t t) { damp_element<kLaw>(t, h, v); });
+  with_law(material_.law, [&](auto law) {
+    for_each_element_by_color([&](size_t t) {
+      element_residual_[t] = project_element<decltype(law)::value>(t, inverse_h2);
+    });
+  });
 }
 
 void Xpbd::damp_elements(double h, Vec3Array& v) const {
-  switch (material_.law) {
-    case XpbdLaw::kSnh:
-      return damp_elements_of<XpbdLaw::kSnh>(h, v);
-    case XpbdLaw::kCnh:
-      return damp_elements_of<XpbdLaw::kCnh>(h, v);
-    case XpbdLaw::kCorotational:
-      return damp_elements_of<XpbdLaw::kCorotational>(h, v);
-    case XpbdLaw::kStvk:
-      return damp_elements_of<XpbdLaw::kStvk>(h, v);
-  }
+  with_law(material_.law, [&](auto law) {
+    for_each_element_by_color([&](size_t t) { damp_element<decltype(law)::value>(t, h, v); });
+  });
 }
 
 bool Xpbd::attempt(SimulationState& state, double h, StepStats& stats) {

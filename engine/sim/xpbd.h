@@ -72,8 +72,6 @@ class Xpbd final : public Integrator {
   double project_element(size_t t, double inverse_h2);
   // One Gauss-Seidel sweep over the elements (the law chosen once per sweep, not per element).
   void project_elements(double inverse_h2);
-  template <XpbdLaw kLaw>
-  void project_elements_of(double inverse_h2);
   void project_anchors();
   // Vertex i against every obstacle.
   void project_contacts(size_t i, double h);
@@ -81,8 +79,6 @@ class Xpbd final : public Integrator {
   template <XpbdLaw kLaw>
   void damp_element(size_t t, double h, Vec3Array& v) const;
   void damp_elements(double h, Vec3Array& v) const;
-  template <XpbdLaw kLaw>
-  void damp_elements_of(double h, Vec3Array& v) const;
   // The contacts' normal damping and viscous friction at the end, on velocities v.
   void damp_contacts(double h, Vec3Array& v) const;
 

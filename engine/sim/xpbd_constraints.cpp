@@ -57,20 +57,8 @@ ElementConstraints element_constraints(const XpbdMaterial& m, const Mat3& f) {
   for (size_t a = 0; a < 3; ++a)
     for (size_t b = 0; b < 3; ++b)
       plain_f[a][b] = f(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b));
-  switch (m.law) {
-    case XpbdLaw::kSnh:
-      constraints_of<XpbdLaw::kSnh>(m, plain_f, value, gradient);
-      break;
-    case XpbdLaw::kCnh:
-      constraints_of<XpbdLaw::kCnh>(m, plain_f, value, gradient);
-      break;
-    case XpbdLaw::kCorotational:
-      constraints_of<XpbdLaw::kCorotational>(m, plain_f, value, gradient);
-      break;
-    case XpbdLaw::kStvk:
-      constraints_of<XpbdLaw::kStvk>(m, plain_f, value, gradient);
-      break;
-  }
+  with_law(m.law,
+           [&](auto law) { constraints_of<decltype(law)::value>(m, plain_f, value, gradient); });
   ElementConstraints c;
   for (size_t k = 0; k < 2; ++k) {
     c.value[k] = value[k];

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <array>
+#include <type_traits>
 
 #include "engine/forces/element_models.h"
 #include "engine/forces/force_model.h"
@@ -45,6 +46,23 @@ struct ElementConstraints {
   std::array<Mat3, 2> gradient;
 };
 ElementConstraints element_constraints(const XpbdMaterial& material, const Mat3& f);
+
+// f(std::integral_constant<XpbdLaw, law>{}): runs code templated on the law (constraints_of
+// below), choosing it at run time once (per sweep, not per element).
+template <typename F>
+decltype(auto) with_law(XpbdLaw law, F&& f) {
+  switch (law) {
+    case XpbdLaw::kSnh:
+      return f(std::integral_constant<XpbdLaw, XpbdLaw::kSnh>{});
+    case XpbdLaw::kCnh:
+      return f(std::integral_constant<XpbdLaw, XpbdLaw::kCnh>{});
+    case XpbdLaw::kCorotational:
+      return f(std::integral_constant<XpbdLaw, XpbdLaw::kCorotational>{});
+    case XpbdLaw::kStvk:
+      break;
+  }
+  return f(std::integral_constant<XpbdLaw, XpbdLaw::kStvk>{});
+}
 
 // The same for a law known at compile time, on plain row-major arrays (f[a][b] = F_ab): XPBD's
 // projection calls it once per element and iteration, inline (element_constraints converts).
