@@ -203,10 +203,37 @@ FactorInfo SparseCholesky::factorize_definite(const UpperCscView& a, double from
 
 double SparseCholesky::lowest_definite_rung(const UpperCscView& a, double from) {
   const double mean_diagonal = mean_absolute_diagonal(a);
-  const double first_rung = kFirstRung * mean_diagonal;
-  for (double shift = from < first_rung ? 0 : from; shift < kLastRung * mean_diagonal;
+  const double first_rung = kFirstRung * mean_diagonal, last_rung = kLastRung * mean_diagonal;
+  // Rung k is first_rung 4^k (exactly: powers of 4 scale without rounding); -1 is sigma = 0.
+  const auto rung = [&](int k) { return k < 0 ? 0.0 : std::ldexp(first_rung, 2 * k); };
+  const auto definite = [&](int k) { return impl_->factorize_definite_into(a, rung(k)); };
+  if (from <= first_rung && last_rung_ >= 0) {
+    const int bottom = from < first_rung ? -1 : 0;
+    int k = std::max(bottom, last_rung_ - 1);
+    if (definite(k)) {
+      // Down while definite; a failed try leaves its factor behind, so the lowest is redone.
+      while (k > bottom) {
+        if (!definite(k - 1)) {
+          definite(k);
+          break;
+        }
+        --k;
+      }
+    } else {
+      do ++k;
+      while (rung(k) < last_rung && !definite(k));
+      if (!(rung(k) < last_rung)) return -1;
+    }
+    last_rung_ = k;
+    return rung(k);
+  }
+  for (double shift = from < first_rung ? 0 : from; shift < last_rung;
        shift = shift == 0 ? first_rung : 4 * shift) {
-    if (impl_->factorize_definite_into(a, shift)) return shift;
+    if (impl_->factorize_definite_into(a, shift)) {
+      last_rung_ =
+          shift == 0 ? -1 : static_cast<int>(std::lround(std::log2(shift / first_rung) / 2));
+      return shift;
+    }
   }
   return -1;
 }

@@ -7,6 +7,7 @@
 
 #include <Eigen/Dense>
 #include <Eigen/Eigenvalues>
+#include <set>
 #include <thread>
 
 #include "engine/tests/test_systems.h"
@@ -63,6 +64,44 @@ TEST(SparseCholesky, FactorsDefiniteMatricesWithCholeskyAndIndefiniteOnesWithLdl
     Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(a.rows(), -1, 2), x;
     factor.solve(b, x);
     EXPECT_LT((a * x - b).norm(), 1e-9 * b.norm()) << "shift " << shift;
+  }
+}
+
+// The shift ladder walked from where the last scan ended (one factor carried through a sequence of
+// matrices, more and less indefinite, and definite) lands on the same rung as a scan from the
+// bottom with a fresh factor, for the definite factorization (contact's) and the general one.
+TEST(SparseCholesky, TheShiftLadderFromTheLastRungFindsTheRungAScanFromTheBottomFinds) {
+  const std::vector<double> shifts = {-3e3, -1e3, -3e4, -3e4, 2e4, -3e3, -1e2, -3e3};
+  for (const bool definite_only : {false, true}) {
+    SparseCholesky walked;
+    bool analyzed = false;
+    std::set<double> rungs;  // the walk must go both up and down the ladder
+    for (double shift : shifts) {
+      TestSystem sys(shift, 0.0, 0.3);
+      const auto fixed = some_fixed(*sys.topology);
+      SymmetricCsc csc(*sys.topology, fixed);
+      csc.assign(sys.a);
+      if (!analyzed) walked.analyze(csc);
+      analyzed = true;
+      SparseCholesky fresh;
+      fresh.analyze(csc);
+      const FactorInfo expected =
+          definite_only ? fresh.factorize_definite(csc, 0) : fresh.factorize(csc, true);
+      const FactorInfo got =
+          definite_only ? walked.factorize_definite(csc, 0) : walked.factorize(csc, true);
+      EXPECT_EQ(got.kind, expected.kind) << "matrix shift " << shift;
+      EXPECT_EQ(got.shift, expected.shift) << "matrix shift " << shift;
+      rungs.insert(got.shift);
+      // And the factor held is that of the rung reported (a failed try below it was redone).
+      ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
+      const Eigen::MatrixXd a = dense_operator(op);
+      const Eigen::MatrixXd shifted =
+          0.5 * (a + a.transpose()) + got.shift * Eigen::MatrixXd::Identity(a.rows(), a.cols());
+      Eigen::VectorXd b = Eigen::VectorXd::LinSpaced(a.rows(), -1, 2), x;
+      walked.solve(b, x);
+      EXPECT_LT((shifted * x - b).norm(), 1e-8 * b.norm()) << "matrix shift " << shift;
+    }
+    EXPECT_GE(rungs.size(), 4u);
   }
 }
 
