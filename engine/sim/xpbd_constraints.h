@@ -64,8 +64,8 @@ decltype(auto) with_law(XpbdLaw law, F&& f) {
   return f(std::integral_constant<XpbdLaw, XpbdLaw::kStvk>{});
 }
 
-// The same for a law known at compile time, on plain row-major arrays (f[a][b] = F_ab): XPBD's
-// projection calls it once per element and iteration, inline (element_constraints converts).
+// element_constraints for a law known at compile time, on plain row-major arrays (f[a][b] = F_ab):
+// XPBD's projection calls it once per element and iteration, inline (element_constraints converts).
 // A deviatoric constraint at its apex (|F| = 0; |F - R| or |E| below kSingularDeviation) gets a
 // zero gradient.
 template <XpbdLaw kLaw>
