@@ -36,6 +36,14 @@ void log_j(double j, double& l, double& dl, double& ddl, double j0) {
   ddl = -1 / (j0 * j0);
 }
 
+Mat3 cofactor(const Mat3& f) {
+  Mat3 c;
+  c.col(0) = f.col(1).cross(f.col(2));
+  c.col(1) = f.col(2).cross(f.col(0));
+  c.col(2) = f.col(0).cross(f.col(1));
+  return c;
+}
+
 namespace {
 
 // d Cof(F)[dF]: the cofactor is quadratic in F, so the central difference quotient is exact.

@@ -27,13 +27,7 @@ inline constexpr double kLogContinuation = 0.1;
 // ln J and its first two derivatives, continued by its quadratic Taylor polynomial below j0.
 void log_j(double j, double& l, double& dl, double& ddl, double j0 = kLogContinuation);
 // Cof F = det(F) F^-T, dJ/dF, formed from cross products (defined for singular F too).
-inline Mat3 cofactor(const Mat3& f) {
-  Mat3 c;
-  c.col(0) = f.col(1).cross(f.col(2));
-  c.col(1) = f.col(2).cross(f.col(0));
-  c.col(2) = f.col(0).cross(f.col(1));
-  return c;
-}
+Mat3 cofactor(const Mat3& f);
 
 void neo_hookean_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g,
                          double lambda, double mu, unsigned what, ElementContribution& c);
