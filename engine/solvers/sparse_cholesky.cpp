@@ -207,7 +207,8 @@ double SparseCholesky::lowest_definite_rung(const UpperCscView& a, double from) 
   // Rung k is first_rung 4^k (exactly: powers of 4 scale without rounding); -1 is sigma = 0.
   const auto rung = [&](int k) { return k < 0 ? 0.0 : std::ldexp(first_rung, 2 * k); };
   const auto definite = [&](int k) { return impl_->factorize_definite_into(a, rung(k)); };
-  if (from <= first_rung && last_rung_ >= 0) {
+  if (from <= first_rung) {
+    // From the bottom: start a rung below the last scan's (with none, at the bottom itself).
     const int bottom = from < first_rung ? -1 : 0;
     int k = std::max(bottom, last_rung_ - 1);
     if (definite(k)) {
@@ -227,11 +228,11 @@ double SparseCholesky::lowest_definite_rung(const UpperCscView& a, double from) 
     last_rung_ = k;
     return rung(k);
   }
-  for (double shift = from < first_rung ? 0 : from; shift < last_rung;
-       shift = shift == 0 ? first_rung : 4 * shift) {
+  // From an arbitrary `from` (Newton's, a rung below its last shift): up in fourfold steps; the
+  // nearest rung of this matrix's ladder is remembered for the next scan from the bottom.
+  for (double shift = from; shift < last_rung; shift *= 4) {
     if (impl_->factorize_definite_into(a, shift)) {
-      last_rung_ =
-          shift == 0 ? -1 : static_cast<int>(std::lround(std::log2(shift / first_rung) / 2));
+      last_rung_ = static_cast<int>(std::lround(std::log2(shift / first_rung) / 2));
       return shift;
     }
   }
