@@ -20,6 +20,24 @@ XpbdMaterial check_xpbd_model(const SimulationModel& model) {
   return xpbd_material(*model.forces, model.material);
 }
 
+std::vector<double> xpbd_explicit_shear_gains(const SimulationModel& model, double h) {
+  const XpbdMaterial material = check_xpbd_model(model);
+  const std::vector<Tet>& tets = model.topology->tets();
+  std::vector<double> gains(tets.size(), 0.0);
+  if (material.law != XpbdLaw::kSnh && material.law != XpbdLaw::kCnh) return gains;
+  const std::vector<TetRestGeometry> geometry = compute_rest_geometry(model.rest, tets);
+  for (size_t t = 0; t < tets.size(); ++t) {
+    double inertia = 0;  // sum_i w_i |grad N_i|^2
+    for (size_t i = 0; i < 4; ++i) {
+      const auto v = static_cast<size_t>(tets[t][i]);
+      const bool fixed = (!model.fixed.empty() && model.fixed[v]) || !(model.mass[v] > 0);
+      if (!fixed) inertia += geometry[t].shape_gradient[i].squaredNorm() / model.mass[v];
+    }
+    gains[t] = h * h * material.k_deviatoric * geometry[t].volume * inertia / 3;
+  }
+  return gains;
+}
+
 Xpbd::Xpbd(std::shared_ptr<const SimulationModel> model)
     : Integrator(std::move(model)),
       material_(check_xpbd_model(*model_)),

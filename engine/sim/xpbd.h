@@ -40,6 +40,20 @@ namespace softbody {
 // that XPBD cannot use.
 XpbdMaterial check_xpbd_model(const SimulationModel& model);
 
+// Macklin and Mueller's Neo-Hookean constraints (snh, cnh) carry shear explicitly. Their C_D =
+// |F| is sqrt(3) at rest, held there by a multiplier of rest-state size that C_H's balances. A
+// shear changes C_D and C_H only to second order, so a projection corrects none of it: the shear
+// is pushed back by those multipliers times the turn of the gradients, once per substep (the
+// multipliers restart from zero), which is an explicit step. It is stable while an element's gain
+// g = h^2 k_D V sum_i w_i |grad N_i|^2 / 3 (its deviatoric constraint's stiffness 1/a~ over its
+// J W J^T at rest) stays below about 1; above it a sweep amplifies any perturbation, round-off
+// included, and a body at rest with no loads folds (the engine tests' bar: at rest from 12
+// substeps of a 30 ms step, g_max = 1.0; folded at 10, g_max = 1.5). The laws whose constraints
+// vanish at rest (corotational, stvk-tl) solve shear implicitly and have no such limit. Each
+// element's g at substep h (0 for those laws and for elements without a free vertex), in the
+// mesh's order.
+std::vector<double> xpbd_explicit_shear_gains(const SimulationModel& model, double h);
+
 class Xpbd final : public Integrator {
  public:
   explicit Xpbd(std::shared_ptr<const SimulationModel> model);

@@ -10,8 +10,9 @@
 // Laws whose energy is not such a sum of squares (neo-hookean's -d ln J + c J^2, snh-smith's
 // ln(I_C + 1), Mooney-Rivlin's, the hybrid's) and models without a per-element form are refused
 // by name. The corotational and StVK constraints vanish at rest (their multipliers stay of the
-// size of the deformation); the Neo-Hookean ones do not (C_D = sqrt(3) at rest, balanced by C_H):
-// see docs/solvers.md on what that costs XPBD's accuracy.
+// size of the deformation); the Neo-Hookean ones do not (C_D = sqrt(3) at rest, balanced by C_H),
+// so XPBD carries their shear explicitly, with a stability limit (xpbd_explicit_shear_gains in
+// xpbd.h; docs/solvers.md).
 #pragma once
 
 #include <array>

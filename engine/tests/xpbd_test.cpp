@@ -5,6 +5,9 @@
 // name.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "engine/forces/rest_geometry.h"
 #include "engine/sim/xpbd.h"
 #include "engine/tests/bar_scene.h"
@@ -210,6 +213,39 @@ TEST(Xpbd, KeepsLinearAndAngularMomentum) {
     EXPECT_LT((after.linear - before.linear).norm(), 1e-12 * before.linear.norm());
     // ... and it moved and deformed: the check is not of a rigid drift.
     EXPECT_GT(max_distance(state.p, model->rest), 0.02);
+  }
+}
+
+// A body at rest with nothing acting on it stays at rest: the rest state is every law's
+// equilibrium (the Neo-Hookean constraints' C_D = sqrt(3) there is balanced by C_H), so a sweep
+// from it moves nothing. For corotational and stvk-tl at any step and iterations; for snh and cnh,
+// which carry shear explicitly (xpbd_explicit_shear_gains), with substeps that keep every element's
+// gain below 0.5. (At one 30 ms step, gain 146, the bar folds from round-off within a sweep.)
+TEST(Xpbd, ABodyAtRestWithNoLoadsStaysAtRest) {
+  for (const char* law : kLaws) {
+    for (int iterations : {1, 10}) {
+      auto model = xpbd_bar(law, IntegratorType::kXpbd);
+      model->anchors.clear();
+      model->obstacles.clear();
+      model->gravity = Vec3::Zero();
+      model->options.dt = 0.03;
+      model->options.iterations = iterations;
+      const std::vector<double> gains = xpbd_explicit_shear_gains(*model, model->options.dt);
+      const double largest = *std::max_element(gains.begin(), gains.end());
+      const bool neo_hookean = std::string(law) == "snh" || std::string(law) == "cnh";
+      EXPECT_EQ(largest > 0, neo_hookean) << law;
+      model->options.substeps = static_cast<int>(std::ceil(std::sqrt(largest / 0.5)));
+      SCOPED_TRACE(std::string(law) + ", " + std::to_string(iterations) + " iterations, " +
+                   std::to_string(model->options.substeps) + " substeps");
+      if (neo_hookean) {
+        EXPECT_GT(model->options.substeps, 10);  // the gain is of the bar's size: 146 at 30 ms
+        EXPECT_LT(model->options.substeps, 30);
+      }
+      SimulationState state = rest_state(*model);
+      auto integrator = make_integrator(model);
+      for (int s = 0; s < 3; ++s) integrator->step(state);
+      EXPECT_LT(max_distance(state.p, model->rest), 1e-9);
+    }
   }
 }
 
