@@ -25,15 +25,19 @@ Eigen::SparseMatrix<double> jacobian_transpose(const std::vector<ContactPoint>& 
   for (size_t k = 0; k < points.size(); ++k) {
     const ContactPoint& c = points[k];
     const auto column = 3 * static_cast<Eigen::Index>(k);
-    for (int i = 0; i < c.count; ++i) {
-      const auto row = 3 * static_cast<Eigen::Index>(c.vertices[static_cast<size_t>(i)]);
-      const double w = c.weights[static_cast<size_t>(i)];
+    // A self contact's point is relative: +1 on its vertex, -w on the face's.
+    const double sign = c.self_vertex >= 0 ? -1.0 : 1.0;
+    const auto add = [&](Index vertex, double w) {
+      const auto row = 3 * static_cast<Eigen::Index>(vertex);
       for (int r = 0; r < 3; ++r)
         for (int d = 0; d < 3; ++d) {
           const double value = frames ? w * (*frames)[k](r, d) : (r == d ? w : 0.0);
           if (value != 0) entries.emplace_back(row + d, column + r, value);
         }
-    }
+    };
+    for (int i = 0; i < c.count; ++i)
+      add(c.vertices[static_cast<size_t>(i)], sign * c.weights[static_cast<size_t>(i)]);
+    if (c.self_vertex >= 0) add(c.self_vertex, 1.0);
   }
   Eigen::SparseMatrix<double> jt(3 * n, 3 * static_cast<Eigen::Index>(points.size()));
   jt.setFromTriplets(entries.begin(), entries.end());
@@ -65,6 +69,7 @@ void add_virtual_coupling(std::span<const Obstacle> obstacles,
                           const std::vector<ContactPoint>& points, const std::vector<Mat3>& frames,
                           Eigen::MatrixXd& w) {
   for (size_t k = 0; k < points.size(); ++k) {
+    if (points[k].obstacle == ContactPoint::kSelf) continue;
     const double stiffness =
         obstacles[static_cast<size_t>(points[k].obstacle)].contact.coupling_stiffness;
     if (!(stiffness > 0)) continue;
@@ -138,8 +143,8 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   result.obstacle_stiffness.assign(obstacles.size(), Mat3::Zero());
   result.obstacle_contacts.assign(obstacles.size(), 0);
   result.obstacle_models.assign(obstacles.size(), {});
-  if (obstacles.empty()) return true;
   const ContactOptions& o = model_.contact;
+  if (obstacles.empty() && !o.self) return true;
   const double diagonal = diagonal_;
   // The obstacles as they are at the step's end (turned, for spinning ones) and, to measure slip,
   // where each obstacle point now at x was at the step's start: c0 + R0 R1^T (x - c1).
@@ -159,6 +164,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   };
   auto clock = Clock::now();
   result.points = detector_.detect(posed, centres, p, o.margin * diagonal);
+  if (o.self) detector_.detect_self(p, o.margin * diagonal, o.self_mu, result.points);
   result.detect_ms = ms_since(clock);
   const std::vector<ContactPoint>& points = result.points;
   if (points.empty()) return true;
@@ -209,6 +215,15 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
     for (size_t k = 0; k < points.size(); ++k) {
       const ContactPoint& c = points[k];
       const auto i = 3 * static_cast<Eigen::Index>(k);
+      if (c.obstacle == ContactPoint::kSelf) {
+        // The face's normal from detection; the gap is linear in the relative point.
+        frames[k] = contact_frame(c.normal);
+        const Vec3 slip = p_free.segment<3>(i) - p_begin.segment<3>(i);
+        problem.delta_free[3 * k] = c.normal.dot(p_free.segment<3>(i));
+        problem.delta_free[3 * k + 1] = frames[k].row(1).dot(slip);
+        problem.delta_free[3 * k + 2] = frames[k].row(2).dot(slip);
+        continue;
+      }
       const Vec3 at = positions.segment<3>(i);
       double distance;
       Vec3 normal;
@@ -286,6 +301,13 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   for (size_t k = 0; k < points.size(); ++k) {
     const Vec3 f = forces.segment<3>(3 * static_cast<Eigen::Index>(k));
     result.forces[k] = f;
+    const ContactPoint& c = points[k];
+    if (c.obstacle == ContactPoint::kSelf) {
+      // Not remembered: a self contact's warm start would need its vertex in the key.
+      result.active += lambda[3 * k] > 0;
+      result.max_penetration = std::max(result.max_penetration, -c.normal.dot(c.position(p)));
+      continue;
+    }
     result.obstacle_forces[static_cast<size_t>(points[k].obstacle)] -= f;
     if (lambda[3 * k] > 0) {
       memory.push_back({points[k].obstacle, points[k].vertices, f});
@@ -293,7 +315,6 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
     }
     double distance;
     Vec3 normal;
-    const ContactPoint& c = points[k];
     if (surface_distance(posed[static_cast<size_t>(c.obstacle)],
                          centres[static_cast<size_t>(c.obstacle)], c.position(p), distance, normal))
       result.max_penetration = std::max(result.max_penetration, -distance);

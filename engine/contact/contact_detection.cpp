@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -10,6 +11,10 @@ namespace {
 
 // Weights below this are the feature's boundary: the point lies on the edge or vertex opposite.
 constexpr double kOnFeature = 1e-9;
+// A self contact's offset from the face must be this close to the face's normal (cosine).
+constexpr double kOverFace = 0.9;
+// ... and the face's normal must oppose the vertex's outward normal by at least this (cosine).
+constexpr double kFacing = 0.3;
 
 const Vec3& at(const Vec3Array& x, Index v) {
   return x[static_cast<size_t>(v)];
@@ -242,6 +247,101 @@ void ContactDetector::detect_triangles(const Obstacle& o, int index, const Vec3&
         out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
         [&](const ContactPoint& kept) { return (kept.point - c.point).norm() < merge; });
     if (!duplicate) out.push_back(c);
+  }
+}
+
+void ContactDetector::find_surroundings() {
+  const MeshTopology& t = topology_;
+  surroundings_.assign(static_cast<size_t>(t.num_vertices()), {});
+  const auto neighbours = [&](Index v, std::vector<Index>& out) {
+    for (const VertexEdge& e : t.vertex_edges(v)) {
+      if (e.edge >= t.num_mesh_edges()) continue;
+      const EdgeVertices& ends = t.edges()[static_cast<size_t>(e.edge)];
+      out.push_back(ends[0] == v ? ends[1] : ends[0]);
+    }
+  };
+  std::vector<Index> ring;
+  for (Index v : t.boundary_vertices()) {
+    std::vector<Index>& near = surroundings_[static_cast<size_t>(v)];
+    near.push_back(v);
+    ring.clear();
+    neighbours(v, ring);
+    for (Index u : ring) {
+      near.push_back(u);
+      neighbours(u, near);
+    }
+    std::sort(near.begin(), near.end());
+    near.erase(std::unique(near.begin(), near.end()), near.end());
+  }
+}
+
+void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
+                                  std::vector<ContactPoint>& out) {
+  bvh_.refit(x);
+  if (surroundings_.empty()) find_surroundings();
+  const double behind = 0.5 * mean_edge_;  // the deepest penetration taken as a contact
+  // Outward vertex normals (area-weighted face normals) at x: a face can touch a vertex only
+  // where the surfaces face each other.
+  std::vector<Vec3> vertex_normal(x.size(), Vec3::Zero());
+  for (const Triangle& tri : bvh_.triangles()) {
+    const Vec3 area = (at(x, tri[1]) - at(x, tri[0])).cross(at(x, tri[2]) - at(x, tri[0]));
+    for (Index corner : tri) vertex_normal[static_cast<size_t>(corner)] += area;
+  }
+  const double reach = std::max(margin, behind);
+  const std::vector<Triangle>& triangles = bvh_.triangles();
+  for (Index v : topology_.boundary_vertices()) {
+    const Vec3& xv = at(x, v);
+    Box3 box;
+    box.grow(xv);
+    box.min.array() -= reach;
+    box.max.array() += reach;
+    ContactPoint best;
+    double best_distance = std::numeric_limits<double>::infinity();
+    bvh_.query(box, [&](Index t) {
+      const Triangle& tri = triangles[static_cast<size_t>(t)];
+      if (tri[0] == v || tri[1] == v || tri[2] == v) return;
+      const Vec3 &a = at(x, tri[0]), &b = at(x, tri[1]), &c = at(x, tri[2]);
+      const std::array<double, 3> w = closest_on_triangle(xv, a, b, c);
+      const Vec3 offset = xv - (w[0] * a + w[1] * b + w[2] * c);
+      const double distance = offset.norm();
+      if (!(distance < reach) || !(distance < best_distance)) return;
+      Vec3 normal = (b - a).cross(c - a);
+      const double length = normal.norm();
+      if (!(length > 0)) return;
+      normal /= length;
+      const double gap = normal.dot(offset);
+      if (gap < -behind || !(gap < margin)) return;
+      // The vertex must lie over the face (the offset along its normal): one beside it, off an
+      // edge, belongs to the neighbouring face it does lie over; taking this face's normal would
+      // forbid a slide along it (a block sliding off another caught on the side faces).
+      if (!(std::abs(gap) >= kOverFace * distance)) return;
+      // Surfaces that face the same way do not touch (a block's corner on another's: the side
+      // face at the corner is as near as the top face it rests on).
+      const Vec3& vertex_facing = vertex_normal[static_cast<size_t>(v)];
+      if (!(normal.dot(vertex_facing) < -kFacing * vertex_facing.norm())) return;
+      const std::vector<Index>& near = surroundings_[static_cast<size_t>(v)];
+      for (Index corner : tri)
+        if (std::binary_search(near.begin(), near.end(), corner)) return;
+      ContactPoint contact;
+      contact.obstacle = ContactPoint::kSelf;
+      contact.self_vertex = v;
+      contact.mu = mu;
+      contact.normal = normal;
+      contact.gap = gap;
+      double total = 0;
+      for (size_t k = 0; k < 3; ++k) {
+        if (w[k] <= kOnFeature) continue;
+        contact.vertices[static_cast<size_t>(contact.count)] = tri[k];
+        contact.weights[static_cast<size_t>(contact.count)] = w[k];
+        total += w[k];
+        ++contact.count;
+      }
+      for (int k = 0; k < contact.count; ++k) contact.weights[static_cast<size_t>(k)] /= total;
+      contact.point = xv;
+      best = contact;
+      best_distance = distance;
+    });
+    if (best.self_vertex >= 0) out.push_back(best);
   }
 }
 

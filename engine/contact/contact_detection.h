@@ -25,13 +25,18 @@ struct ContactPoint {
   Vec3 normal = Vec3::UnitY();  // from the obstacle towards the body
   double gap = 0;               // signed distance at detection (negative: penetration)
   double mu = 0;
+  // Self contact (obstacle kSelf): the boundary vertex that meets the feature, a face of the
+  // same body (or an edge or vertex of it), whose outward normal `normal` is. The point is then
+  // relative, P = x_vertex - sum_i w_i x_i, so J has +1 on the vertex and -w_i on the face's.
+  Index self_vertex = -1;
+  static constexpr int kSelf = -1;
 
   Vec3 position(const Vec3Array& x) const {
     Vec3 p = Vec3::Zero();
     for (int i = 0; i < count; ++i)
       p += weights[static_cast<size_t>(i)] *
            x[static_cast<size_t>(vertices[static_cast<size_t>(i)])];
-    return p;
+    return self_vertex >= 0 ? Vec3(x[static_cast<size_t>(self_vertex)] - p) : p;
   }
 };
 
@@ -45,6 +50,12 @@ class ContactDetector {
   std::vector<ContactPoint> detect(std::span<const Obstacle> obstacles,
                                    std::span<const Vec3> centres, const Vec3Array& x,
                                    double margin);
+  // Self contacts of the body at `x` (appended to `out`): each boundary vertex against the
+  // boundary faces in front of it closer than `margin` or behind it by less than half a mean
+  // boundary edge (a face further behind is the body's own far side, not a contact), the nearest
+  // such face only. Faces with a corner within two mesh edges of the vertex are its own
+  // surroundings and never contacts (their closeness is the mesh, not a fold).
+  void detect_self(const Vec3Array& x, double margin, double mu, std::vector<ContactPoint>& out);
 
  private:
   void detect_vertices(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
@@ -52,8 +63,13 @@ class ContactDetector {
   void detect_triangles(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
                         double margin, std::vector<ContactPoint>& out) const;
 
+  // Fills surroundings_ (once, at the first detect_self).
+  void find_surroundings();
+
   const MeshTopology& topology_;
   SurfaceBvh bvh_;
+  // Per boundary vertex, sorted: the vertices within two mesh edges of it, itself included.
+  std::vector<std::vector<Index>> surroundings_;
   double mean_edge_ = 0;  // mean boundary edge length at rest [m]
 };
 

@@ -24,6 +24,11 @@ struct ContactOptions {
   // (false: SOFA's preconditioner-based W, one factorization fewer, but the force follows the
   // stale matrix: measured 40-60 % jumps on a pressed block when the reused factor is refreshed).
   bool fresh_compliance = true;
+  // Self contact (`contact.self`): the body's boundary vertices against its own boundary faces
+  // (parts of one body folding onto each other, or the separate bodies of one mesh), as
+  // constraint contacts with Coulomb friction `self_mu`.
+  bool self = false;
+  double self_mu = 0;
 };
 
 const char* contact_scheme_name(ContactScheme scheme);

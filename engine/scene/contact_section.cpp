@@ -30,6 +30,13 @@ ContactOptions read_contact_options(JsonReader& root) {
   o.margin = c.number("margin", o.margin);
   if (!(o.margin >= 0 && o.margin <= 1))
     c.fail("margin", "must lie in [0, 1] (of the body's size)");
+  if (c.has("self")) {
+    JsonReader self = c.object("self");
+    o.self = self.boolean("enabled", true);
+    o.self_mu = self.number("mu", 0.0);
+    if (!(o.self_mu >= 0 && o.self_mu <= 10)) self.fail("mu", "must lie in [0, 10]");
+    self.finish();
+  }
   c.finish();
   return o;
 }
@@ -40,6 +47,18 @@ bool solver_keeps_factor(const SolverOptions& s) {
 }
 
 void check_constraint_contact(const SimulationModel& model, JsonReader& root) {
+  if (model.contact.self) {
+    const IntegratorType type = model.options.type;
+    if (type != IntegratorType::kLinearizedBackwardEuler &&
+        type != IntegratorType::kImplicitEuler && type != IntegratorType::kBdf2 &&
+        type != IntegratorType::kBdf3)
+      root.object("contact").object("self").fail(
+          "enabled",
+          "self contact needs integrator linearized-backward-euler, implicit-euler, bdf2 or bdf3");
+    if (!solver_keeps_factor(model.options.solver))
+      root.object("contact").object("self").fail(
+          "enabled", "self contact needs a factor: solver auto or direct");
+  }
   if (solver_keeps_factor(model.options.solver)) return;
   for (size_t i = 0; i < model.obstacles.size(); ++i)
     if (model.obstacles[i].contact.model == ContactModel::kConstraint) {

@@ -603,6 +603,30 @@ TEST(Scene, ReadsConstraintContactAndNamesItsErrors) {
               d["contact"]["newton_iterations"] = 0;
             }).find("/contact/newton_iterations: must lie in [1, 100]"),
             std::string::npos);
+  // Self contact: on with its friction, off by default; its errors name the path.
+  EXPECT_FALSE(scene.model->contact.self);
+  {
+    nlohmann::json with_self = doc;
+    with_self["contact"]["self"] = {{"mu", 0.4}};
+    const Scene self_scene = build_scene(with_self, "test.json", ".");
+    EXPECT_TRUE(self_scene.model->contact.self);
+    EXPECT_EQ(self_scene.model->contact.self_mu, 0.4);
+  }
+  EXPECT_NE(error_of([](auto& d) {
+              d["contact"]["self"] = {{"mu", -0.1}};
+            }).find("/contact/self/mu: must lie in [0, 10]"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["contact"]["self"] = {{"friction", 0.1}};
+            }).find("/contact/self"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["contact"]["self"] = nlohmann::json::object();
+              d["integrator"] = {{"type", "xpbd"}};
+            })
+                .find("/contact/self/enabled: self contact needs integrator "
+                      "linearized-backward-euler, implicit-euler, bdf2 or bdf3"),
+            std::string::npos);
   EXPECT_NE(error_of([](auto& d) {
               d["obstacles"][0]["spin"] = {0, 0, 1};
             }).find("/obstacles/0/spin: applies to constraint contact only"),

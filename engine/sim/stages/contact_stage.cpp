@@ -9,7 +9,7 @@ bool ContactStage::run(const SimulationModel& model, std::span<const Obstacle> o
                        StepSolver& solver, SimulationState& state, Vec3Array& p, Vec3Array& v,
                        StepStats& stats, const std::function<void()>& prepare_matrix) {
   result_ = {};
-  if (obstacles.empty()) {
+  if (obstacles.empty() && !model.contact.self) {
     state.contact_memory.clear();
     return true;
   }

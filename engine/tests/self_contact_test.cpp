@@ -1,0 +1,127 @@
+// Self contact (engine/contact/, issue 22: "body-body and self contact enter through W"): two
+// blocks of one mesh, the upper one dropped on the lower one, which is held at its base. With
+// contact.self the upper block comes to rest on the lower one without sinking into it, and with
+// friction it sticks on a slope Coulomb says it sticks on; without self contact it falls through.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "engine/mesh/box_generator.h"
+#include "engine/sim/integrator.h"
+#include "engine/tests/box_models.h"
+
+namespace softbody {
+namespace {
+
+constexpr double kSize = 0.04, kGap = 0.001;
+
+// Two 4 x 2 x 4 cm blocks in one mesh: the lower with its base held, the upper kGap above it.
+// Gravity tilted by `degrees` about z: a slope of that angle between the blocks.
+SimulationModel stacked_blocks(bool self, double mu, double degrees) {
+  const BoxSpec spec{.nx = 3, .ny = 2, .nz = 3, .size = Vec3(kSize, kSize / 2, kSize)};
+  const TetMesh lower = make_box_mesh(spec);
+  BoxSpec upper_spec = spec;
+  upper_spec.origin = Vec3(0, kSize / 2 + kGap, 0);
+  const TetMesh upper = make_box_mesh(upper_spec);
+  TetMesh mesh = lower;
+  const auto offset = static_cast<Index>(lower.vertices.size());
+  mesh.vertices.insert(mesh.vertices.end(), upper.vertices.begin(), upper.vertices.end());
+  for (Tet t : upper.tets) {
+    for (Index& v : t) v += offset;
+    mesh.tets.push_back(t);
+  }
+  const Material material{2e5, 0.3, 1000};
+  SimulationModel m;
+  m.topology = std::make_shared<const MeshTopology>(mesh);
+  m.forces = make_force_model("stvk-tl", m.topology, mesh.vertices, material);
+  m.material = material;
+  m.rest = mesh.vertices;
+  m.mass = lumped_masses(mesh, material.density);
+  m.fixed.assign(mesh.vertices.size(), 0);
+  for (Index v : lower.vertex_sets.at("ymin")) m.fixed[static_cast<size_t>(v)] = 1;
+  const double theta = degrees * std::numbers::pi / 180;
+  m.gravity = 9.81 * Vec3(std::sin(theta), -std::cos(theta), 0);
+  m.options.dt = 0.01;
+  m.contact.self = self;
+  m.contact.self_mu = mu;
+  return m;
+}
+
+struct Outcome {
+  double lowest_upper = 0;  // the upper block's lowest vertex at the end [m]
+  double upper_slide = 0;   // its mean x travel [m]
+  double max_speed = 0;     // of the upper block at the end [m/s]
+  double max_penetration = 0;
+  int self_contacts = 0;  // at the last step
+};
+
+Outcome drop(const SimulationModel& model, int steps) {
+  auto shared = std::make_shared<const SimulationModel>(model);
+  auto integrator = make_integrator(shared);
+  SimulationState s = rest_state(*shared);
+  Outcome o;
+  for (int i = 0; i < steps; ++i) {
+    const StepStats stats = integrator->step(s);
+    EXPECT_FALSE(stats.failed);
+    o.max_penetration = std::max(o.max_penetration, stats.max_penetration);
+    o.self_contacts = stats.constraint_contacts;
+  }
+  const size_t first_upper = s.p.size() / 2;
+  o.lowest_upper = INFINITY;
+  for (size_t v = first_upper; v < s.p.size(); ++v) {
+    o.lowest_upper = std::min(o.lowest_upper, s.p[v].y());
+    o.upper_slide += (s.p[v].x() - model.rest[v].x()) / static_cast<double>(first_upper);
+    o.max_speed = std::max(o.max_speed, s.v[v].norm());
+  }
+  return o;
+}
+
+TEST(SelfContact, ADroppedBlockRestsOnTheOtherWithoutSinkingIn) {
+  const Outcome with = drop(stacked_blocks(true, 0.5, 0), 40);
+  // On the lower block's top face (y = 2 cm, which sags a little under the weight): not into it.
+  EXPECT_GT(with.lowest_upper, kSize / 2 - 2e-4);
+  EXPECT_LT(with.lowest_upper, kSize / 2 + kGap);  // it did come down onto it
+  EXPECT_GT(with.self_contacts, 0);
+  EXPECT_LT(with.max_penetration, 2e-4);
+  EXPECT_LT(with.max_speed, 0.05);  // at rest there
+  const Outcome without = drop(stacked_blocks(false, 0.5, 0), 40);
+  EXPECT_LT(without.lowest_upper, 0.0);  // through the lower block and below its base
+  EXPECT_EQ(without.self_contacts, 0);
+}
+
+// mu = 0.5 = tan 26.6 deg: on a 15 deg slope the upper block sticks (it settles and stays), on
+// 40 deg it slides off down the slope; frictionless it slides on 15 deg too.
+TEST(SelfContact, FrictionBetweenTheBlocksHoldsBelowCoulombsAngle) {
+  const Outcome sticks = drop(stacked_blocks(true, 0.5, 15), 40);
+  const Outcome slides = drop(stacked_blocks(true, 0.5, 40), 40);
+  const Outcome frictionless = drop(stacked_blocks(true, 0.0, 15), 40);
+  EXPECT_LT(std::abs(sticks.upper_slide), 1e-3);
+  EXPECT_GT(slides.upper_slide, 5e-3);
+  EXPECT_GT(frictionless.upper_slide, 5e-3);
+}
+
+// No false contacts: a cantilever bending under its own weight (its surface curving, its top and
+// bottom faces an element apart) finds no self contact in any step and moves exactly as with self
+// contact off.
+TEST(SelfContact, ABendingBarFindsNoContactWithItself) {
+  const auto bar = [](bool self) {
+    SimulationModel m = test::box_model({.nx = 8, .ny = 1, .nz = 1, .size = Vec3(0.16, 0.02, 0.02)},
+                                        {5e4, 0.3, 1000}, "xmin", Vec3(0, -9.81, 0));
+    m.options.dt = 0.01;
+    m.contact.self = self;
+    return std::make_shared<const SimulationModel>(std::move(m));
+  };
+  const auto with = bar(true), without = bar(false);
+  auto a = make_integrator(with), b = make_integrator(without);
+  SimulationState s = rest_state(*with), t = rest_state(*without);
+  for (int step = 0; step < 30; ++step) {
+    EXPECT_EQ(a->step(s).constraint_contacts, 0) << "step " << step;
+    b->step(t);
+  }
+  EXPECT_GT(with->rest.back().y() - s.p.back().y(), 0.01);  // it did bend (the tip fell > 1 cm)
+  for (size_t v = 0; v < s.p.size(); ++v) EXPECT_EQ(s.p[v], t.p[v]);
+}
+
+}  // namespace
+}  // namespace softbody
