@@ -4,15 +4,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "engine/mesh/box_generator.h"
 #include "engine/sim/simulation.h"
 
 namespace softbody::test {
 
-inline SimulationModel box_model(const BoxSpec& spec, const Material& material,
-                                 const std::string& fixed_set, const Vec3& gravity) {
-  const TetMesh mesh = make_box_mesh(spec);
+// The same for any mesh, with the vertices `fixed` held.
+inline SimulationModel mesh_model(const TetMesh& mesh, const Material& material,
+                                  const std::vector<Index>& fixed, const Vec3& gravity) {
   SimulationModel m;
   m.topology = std::make_shared<const MeshTopology>(mesh);
   m.forces = make_force_model("stvk-tl", m.topology, mesh.vertices, material);
@@ -20,10 +21,17 @@ inline SimulationModel box_model(const BoxSpec& spec, const Material& material,
   m.rest = mesh.vertices;
   m.mass = lumped_masses(mesh, material.density);
   m.fixed.assign(mesh.vertices.size(), 0);
-  if (!fixed_set.empty())
-    for (Index v : mesh.vertex_sets.at(fixed_set)) m.fixed[static_cast<size_t>(v)] = 1;
+  for (Index v : fixed) m.fixed[static_cast<size_t>(v)] = 1;
   m.gravity = gravity;
   return m;
+}
+
+inline SimulationModel box_model(const BoxSpec& spec, const Material& material,
+                                 const std::string& fixed_set, const Vec3& gravity) {
+  const TetMesh mesh = make_box_mesh(spec);
+  return mesh_model(mesh, material,
+                    fixed_set.empty() ? std::vector<Index>{} : mesh.vertex_sets.at(fixed_set),
+                    gravity);
 }
 
 }  // namespace softbody::test

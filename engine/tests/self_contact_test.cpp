@@ -31,17 +31,9 @@ SimulationModel stacked_blocks(bool self, double mu, double degrees) {
     for (Index& v : t) v += offset;
     mesh.tets.push_back(t);
   }
-  const Material material{2e5, 0.3, 1000};
-  SimulationModel m;
-  m.topology = std::make_shared<const MeshTopology>(mesh);
-  m.forces = make_force_model("stvk-tl", m.topology, mesh.vertices, material);
-  m.material = material;
-  m.rest = mesh.vertices;
-  m.mass = lumped_masses(mesh, material.density);
-  m.fixed.assign(mesh.vertices.size(), 0);
-  for (Index v : lower.vertex_sets.at("ymin")) m.fixed[static_cast<size_t>(v)] = 1;
   const double theta = degrees * std::numbers::pi / 180;
-  m.gravity = 9.81 * Vec3(std::sin(theta), -std::cos(theta), 0);
+  SimulationModel m = test::mesh_model(mesh, {2e5, 0.3, 1000}, lower.vertex_sets.at("ymin"),
+                                       9.81 * Vec3(std::sin(theta), -std::cos(theta), 0));
   m.options.dt = 0.01;
   m.contact.self = self;
   m.contact.self_mu = mu;
