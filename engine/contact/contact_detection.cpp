@@ -278,7 +278,10 @@ void ContactDetector::find_surroundings() {
 void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
                                   std::vector<ContactPoint>& out) {
   bvh_.refit(x);
-  if (surroundings_.empty()) find_surroundings();
+  if (surroundings_.empty()) {
+    find_surroundings();
+    near_mark_.assign(x.size(), -1);
+  }
   const double behind = 0.5 * mean_edge_;  // the deepest penetration taken as a contact
   // Outward vertex normals (area-weighted face normals) at x: a face can touch a vertex only
   // where the surfaces face each other.
@@ -297,9 +300,12 @@ void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
     box.max.array() += reach;
     ContactPoint best;
     double best_distance = std::numeric_limits<double>::infinity();
-    bvh_.query(box, [&](Index t) {
+    // The vertex's own surroundings, marked: most of what a query returns, skipped first.
+    for (Index u : surroundings_[static_cast<size_t>(v)]) near_mark_[static_cast<size_t>(u)] = v;
+    bvh_.for_each_overlapping(box, [&](Index t) {
       const Triangle& tri = triangles[static_cast<size_t>(t)];
-      if (tri[0] == v || tri[1] == v || tri[2] == v) return;
+      for (Index corner : tri)
+        if (near_mark_[static_cast<size_t>(corner)] == v) return;
       const Vec3 &a = at(x, tri[0]), &b = at(x, tri[1]), &c = at(x, tri[2]);
       const std::array<double, 3> w = closest_on_triangle(xv, a, b, c);
       const Vec3 offset = xv - (w[0] * a + w[1] * b + w[2] * c);
@@ -319,9 +325,6 @@ void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
       // face at the corner is as near as the top face it rests on).
       const Vec3& vertex_facing = vertex_normal[static_cast<size_t>(v)];
       if (!(normal.dot(vertex_facing) < -kFacing * vertex_facing.norm())) return;
-      const std::vector<Index>& near = surroundings_[static_cast<size_t>(v)];
-      for (Index corner : tri)
-        if (std::binary_search(near.begin(), near.end(), corner)) return;
       ContactPoint contact;
       contact.obstacle = ContactPoint::kSelf;
       contact.self_vertex = v;

@@ -70,7 +70,8 @@ class ContactDetector {
   SurfaceBvh bvh_;
   // Per boundary vertex, sorted: the vertices within two mesh edges of it, itself included.
   std::vector<std::vector<Index>> surroundings_;
-  double mean_edge_ = 0;  // mean boundary edge length at rest [m]
+  std::vector<Index> near_mark_;  // per vertex: the vertex whose surroundings it was marked in
+  double mean_edge_ = 0;          // mean boundary edge length at rest [m]
 };
 
 // The point of triangle (a, b, c) closest to p, as barycentric weights (Ericson, Real-Time

@@ -65,21 +65,4 @@ void SurfaceBvh::refit(const Vec3Array& positions) {
   }
 }
 
-void SurfaceBvh::query(const Box3& query, const std::function<void(Index)>& visit) const {
-  if (nodes_.empty()) return;
-  std::vector<Index> stack{0};
-  while (!stack.empty()) {
-    const Node& node = nodes_[static_cast<size_t>(stack.back())];
-    stack.pop_back();
-    if (!node.box.overlaps(query)) continue;
-    if (node.left < 0) {
-      for (Index k = node.first; k < node.first + node.count; ++k)
-        visit(order_[static_cast<size_t>(k)]);
-    } else {
-      stack.push_back(node.left);
-      stack.push_back(node.left + 1);
-    }
-  }
-}
-
 }  // namespace softbody

@@ -38,7 +38,30 @@ class SurfaceBvh {
   // Fits every box to `positions` (the same vertices the tree was built on).
   void refit(const Vec3Array& positions);
   // Calls `visit(triangle index)` for every triangle whose box overlaps `query`.
-  void query(const Box3& query, const std::function<void(Index)>& visit) const;
+  void query(const Box3& query, const std::function<void(Index)>& visit) const {
+    for_each_overlapping(query, visit);
+  }
+  // The same, inline (self contact queries once per boundary vertex: no call through
+  // std::function and no allocation per query).
+  template <typename Visit>
+  void for_each_overlapping(const Box3& query, Visit&& visit) const {
+    if (nodes_.empty()) return;
+    // Depth first: at most one pending sibling per level (median splits: depth ~ log2 n).
+    Index stack[kMaxDepth];
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      const Node& node = nodes_[static_cast<size_t>(stack[--top])];
+      if (!node.box.overlaps(query)) continue;
+      if (node.left < 0) {
+        for (Index k = node.first; k < node.first + node.count; ++k)
+          visit(order_[static_cast<size_t>(k)]);
+      } else {
+        stack[top++] = node.left;
+        stack[top++] = node.left + 1;
+      }
+    }
+  }
 
   const std::vector<Triangle>& triangles() const { return triangles_; }
 
@@ -53,6 +76,9 @@ class SurfaceBvh {
   void build(Index node, Index first, Index count, const std::vector<Vec3>& centroids);
 
   static constexpr Index kLeafSize = 4;
+  // Stack room of for_each_overlapping: it holds at most one node per level plus one, and median
+  // splits make the depth log2 of the triangle count (under 64 for any mesh that fits in memory).
+  static constexpr int kMaxDepth = 128;
   std::vector<Triangle> triangles_;
   std::vector<Index> order_;  // triangle indices, leaf by leaf
   std::vector<Node> nodes_;   // root first; children after their parent
