@@ -123,6 +123,16 @@ codec::ToolContactModel obstacle_model(int obstacle, const Vec3& position,
 
 }  // namespace
 
+bool ConstraintContact::held(const ContactPoint& c) const {
+  const std::vector<std::uint8_t>& fixed = model_.fixed;
+  if (fixed.empty()) return false;
+  const auto is_fixed = [&](Index v) { return fixed[static_cast<size_t>(v)] != 0; };
+  if (c.self_vertex >= 0 && !is_fixed(c.self_vertex)) return false;
+  for (int i = 0; i < c.count; ++i)
+    if (!is_fixed(c.vertices[static_cast<size_t>(i)])) return false;
+  return true;
+}
+
 const char* contact_scheme_name(ContactScheme scheme) {
   return scheme == ContactScheme::kFast ? "fast" : "standard";
 }
@@ -165,6 +175,10 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   auto clock = Clock::now();
   result.points = detector_.detect(posed, centres, p, o.margin * diagonal);
   if (o.self) detector_.detect_self(p, o.margin * diagonal, o.self_mu, result.points);
+  // A contact none of whose vertices can move (held feet on a floor) is no constraint of the
+  // step: its row of J is zero, so it would only make W singular (and with every contact held,
+  // the compliance empty: the half-solve failed and the step threw).
+  std::erase_if(result.points, [&](const ContactPoint& c) { return held(c); });
   result.detect_ms = ms_since(clock);
   const std::vector<ContactPoint>& points = result.points;
   if (points.empty()) return true;

@@ -75,6 +75,9 @@ class ConstraintContact {
                ContactResult& result, const std::function<void()>& prepare_matrix = {});
 
  private:
+  // Whether every vertex of the contact is fixed (it cannot move: no constraint of the step).
+  bool held(const ContactPoint& c) const;
+
   const SimulationModel& model_;
   ContactDetector detector_;
   double
