@@ -285,13 +285,13 @@ void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
   const double behind = 0.5 * mean_edge_;  // the deepest penetration taken as a contact
   // Outward vertex normals (area-weighted face normals) at x: a face can touch a vertex only
   // where the surfaces face each other.
+  const std::vector<Triangle>& triangles = bvh_.triangles();
   std::vector<Vec3> vertex_normal(x.size(), Vec3::Zero());
-  for (const Triangle& tri : bvh_.triangles()) {
+  for (const Triangle& tri : triangles) {
     const Vec3 area = (at(x, tri[1]) - at(x, tri[0])).cross(at(x, tri[2]) - at(x, tri[0]));
     for (Index corner : tri) vertex_normal[static_cast<size_t>(corner)] += area;
   }
   const double reach = std::max(margin, behind);
-  const std::vector<Triangle>& triangles = bvh_.triangles();
   for (Index v : topology_.boundary_vertices()) {
     const Vec3& xv = at(x, v);
     Box3 box;

@@ -48,16 +48,11 @@ bool solver_keeps_factor(const SolverOptions& s) {
 
 void check_constraint_contact(const SimulationModel& model, JsonReader& root) {
   if (model.contact.self) {
-    const IntegratorType type = model.options.type;
-    if (type != IntegratorType::kLinearizedBackwardEuler &&
-        type != IntegratorType::kImplicitEuler && type != IntegratorType::kBdf2 &&
-        type != IntegratorType::kBdf3)
-      root.object("contact").object("self").fail(
-          "enabled",
-          "self contact needs integrator linearized-backward-euler, implicit-euler, bdf2 or bdf3");
+    JsonReader self = root.object("contact").object("self");
+    if (!integrator_runs_contact_stage(model.options.type))
+      self.fail("enabled", "self contact needs integrator " + contact_stage_integrator_names());
     if (!solver_keeps_factor(model.options.solver))
-      root.object("contact").object("self").fail(
-          "enabled", "self contact needs a factor: solver auto or direct");
+      self.fail("enabled", "self contact needs a factor: solver auto or direct");
   }
   if (solver_keeps_factor(model.options.solver)) return;
   for (size_t i = 0; i < model.obstacles.size(); ++i)

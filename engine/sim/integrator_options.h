@@ -75,5 +75,10 @@ const char* integrator_type_name(IntegratorType type);
 // Throws std::invalid_argument naming the accepted values.
 IntegratorType parse_integrator_type(const std::string& name);
 std::vector<std::string> integrator_type_names();
+// Whether the integrator runs the contact stage (engine/sim/stages/contact_stage.h) after a free
+// motion through the step matrix's factor: what self contact needs. And those integrators'
+// names, for errors ("a, b, c or d").
+bool integrator_runs_contact_stage(IntegratorType type);
+std::string contact_stage_integrator_names();
 
 }  // namespace softbody

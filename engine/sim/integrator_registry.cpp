@@ -17,6 +17,7 @@ struct IntegratorEntry {
   IntegratorType type;
   const char* name;
   std::unique_ptr<Integrator> (*make)(std::shared_ptr<const SimulationModel>);
+  bool contact_stage;  // runs ContactStage after its free motion (self contact needs it)
 };
 
 template <typename T>
@@ -31,14 +32,14 @@ std::unique_ptr<Integrator> make_bdf(std::shared_ptr<const SimulationModel> mode
 
 constexpr IntegratorEntry kIntegrators[] = {
     {IntegratorType::kLinearizedBackwardEuler, "linearized-backward-euler",
-     make<LinearizedBackwardEuler>},
-    {IntegratorType::kImplicitEuler, "implicit-euler", make_bdf<1>},
-    {IntegratorType::kBdf2, "bdf2", make_bdf<2>},
-    {IntegratorType::kBdf3, "bdf3", make_bdf<3>},
-    {IntegratorType::kVbd, "vbd", make<VertexBlockDescent>},
-    {IntegratorType::kProjective, "projective", make<ProjectiveDynamics>},
-    {IntegratorType::kQuasiNewton, "quasi-newton", make<QuasiNewton>},
-    {IntegratorType::kXpbd, "xpbd", make<Xpbd>},
+     make<LinearizedBackwardEuler>, true},
+    {IntegratorType::kImplicitEuler, "implicit-euler", make_bdf<1>, true},
+    {IntegratorType::kBdf2, "bdf2", make_bdf<2>, true},
+    {IntegratorType::kBdf3, "bdf3", make_bdf<3>, true},
+    {IntegratorType::kVbd, "vbd", make<VertexBlockDescent>, false},
+    {IntegratorType::kProjective, "projective", make<ProjectiveDynamics>, false},
+    {IntegratorType::kQuasiNewton, "quasi-newton", make<QuasiNewton>, false},
+    {IntegratorType::kXpbd, "xpbd", make<Xpbd>, false},
 };
 
 const IntegratorEntry& entry(IntegratorType type) {
@@ -66,6 +67,20 @@ std::vector<std::string> integrator_type_names() {
   std::vector<std::string> names;
   for (const IntegratorEntry& e : kIntegrators) names.emplace_back(e.name);
   return names;
+}
+
+bool integrator_runs_contact_stage(IntegratorType type) {
+  return entry(type).contact_stage;
+}
+
+std::string contact_stage_integrator_names() {
+  std::vector<const char*> names;
+  for (const IntegratorEntry& e : kIntegrators)
+    if (e.contact_stage) names.push_back(e.name);
+  std::string list;
+  for (size_t i = 0; i < names.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+  return list;
 }
 
 std::unique_ptr<Integrator> make_integrator(std::shared_ptr<const SimulationModel> model) {

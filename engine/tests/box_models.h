@@ -11,7 +11,8 @@
 
 namespace softbody::test {
 
-// The same for any mesh, with the vertices `fixed` held.
+// A model of any mesh, the vertices `fixed` held (box_model's, and the self-contact tests' two
+// blocks in one mesh).
 inline SimulationModel mesh_model(const TetMesh& mesh, const Material& material,
                                   const std::vector<Index>& fixed, const Vec3& gravity) {
   SimulationModel m;
