@@ -25,8 +25,6 @@ Eigen::SparseMatrix<double> jacobian_transpose(const std::vector<ContactPoint>& 
   for (size_t k = 0; k < points.size(); ++k) {
     const ContactPoint& c = points[k];
     const auto column = 3 * static_cast<Eigen::Index>(k);
-    // A self contact's point is relative: +1 on its vertex, -w on the face's.
-    const double sign = c.self_vertex >= 0 ? -1.0 : 1.0;
     const auto add = [&](Index vertex, double w) {
       const auto row = 3 * static_cast<Eigen::Index>(vertex);
       for (int r = 0; r < 3; ++r)
@@ -36,8 +34,7 @@ Eigen::SparseMatrix<double> jacobian_transpose(const std::vector<ContactPoint>& 
         }
     };
     for (int i = 0; i < c.count; ++i)
-      add(c.vertices[static_cast<size_t>(i)], sign * c.weights[static_cast<size_t>(i)]);
-    if (c.self_vertex >= 0) add(c.self_vertex, 1.0);
+      add(c.vertices[static_cast<size_t>(i)], c.weights[static_cast<size_t>(i)]);
   }
   Eigen::SparseMatrix<double> jt(3 * n, 3 * static_cast<Eigen::Index>(points.size()));
   jt.setFromTriplets(entries.begin(), entries.end());
@@ -127,7 +124,6 @@ bool ConstraintContact::held(const ContactPoint& c) const {
   const std::vector<std::uint8_t>& fixed = model_.fixed;
   if (fixed.empty()) return false;
   const auto is_fixed = [&](Index v) { return fixed[static_cast<size_t>(v)] != 0; };
-  if (c.self_vertex >= 0 && !is_fixed(c.self_vertex)) return false;
   for (int i = 0; i < c.count; ++i)
     if (!is_fixed(c.vertices[static_cast<size_t>(i)])) return false;
   return true;
@@ -316,17 +312,15 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
     const Vec3 f = forces.segment<3>(3 * static_cast<Eigen::Index>(k));
     result.forces[k] = f;
     const ContactPoint& c = points[k];
+    if (lambda[3 * k] > 0) {
+      memory.push_back({c.obstacle, c.vertices, f});
+      ++result.active;
+    }
     if (c.obstacle == ContactPoint::kSelf) {
-      // Not remembered: a self contact's warm start would need its vertex in the key.
-      result.active += lambda[3 * k] > 0;
       result.max_penetration = std::max(result.max_penetration, -c.normal.dot(c.position(p)));
       continue;
     }
-    result.obstacle_forces[static_cast<size_t>(points[k].obstacle)] -= f;
-    if (lambda[3 * k] > 0) {
-      memory.push_back({points[k].obstacle, points[k].vertices, f});
-      ++result.active;
-    }
+    result.obstacle_forces[static_cast<size_t>(c.obstacle)] -= f;
     double distance;
     Vec3 normal;
     if (surface_distance(posed[static_cast<size_t>(c.obstacle)],

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
-#include <set>
+#include <numbers>
 
 namespace softbody {
 namespace {
@@ -15,6 +15,8 @@ constexpr double kOnFeature = 1e-9;
 constexpr double kOverFace = 0.9;
 // ... and the face's normal must oppose the vertex's outward normal by at least this (cosine).
 constexpr double kFacing = 0.3;
+// Two edges cross (and have a normal across both) where the sine of their angle exceeds this.
+constexpr double kCrossing = 0.2;
 
 const Vec3& at(const Vec3Array& x, Index v) {
   return x[static_cast<size_t>(v)];
@@ -126,13 +128,30 @@ std::array<double, 3> closest_on_triangle(const Vec3& p, const Vec3& a, const Ve
 
 ContactDetector::ContactDetector(const MeshTopology& topology, const Vec3Array& rest)
     : topology_(topology), bvh_(topology.boundary_faces(), rest) {
-  std::set<std::pair<Index, Index>> edges;
-  for (const Triangle& t : topology.boundary_faces())
-    for (size_t i = 0; i < 3; ++i) edges.insert(std::minmax(t[i], t[(i + 1) % 3]));
+  // Surface edges and the faces on either side (an edge with other than two is left out of
+  // crease contacts: the surface is not a manifold there).
+  const std::vector<Triangle>& triangles = bvh_.triangles();
+  std::map<std::pair<Index, Index>, std::vector<Index>> faces_of_edge;
+  for (size_t t = 0; t < triangles.size(); ++t)
+    for (size_t i = 0; i < 3; ++i)
+      faces_of_edge[std::minmax(triangles[t][i], triangles[t][(i + 1) % 3])].push_back(
+          static_cast<Index>(t));
+  triangle_edges_.assign(triangles.size(), {-1, -1, -1});
   double total = 0;
-  for (const auto& [a, b] : edges)
-    total += (rest[static_cast<size_t>(a)] - rest[static_cast<size_t>(b)]).norm();
-  mean_edge_ = edges.empty() ? 0 : total / static_cast<double>(edges.size());
+  for (const auto& [ends, faces] : faces_of_edge) {
+    total +=
+        (rest[static_cast<size_t>(ends.first)] - rest[static_cast<size_t>(ends.second)]).norm();
+    if (faces.size() != 2) continue;
+    const auto index = static_cast<Index>(surface_edges_.size());
+    surface_edges_.push_back({ends.first, ends.second, {faces[0], faces[1]}});
+    for (Index t : faces)
+      for (size_t i = 0; i < 3; ++i) {
+        const Triangle& tri = triangles[static_cast<size_t>(t)];
+        if (std::pair<Index, Index>(std::minmax(tri[i], tri[(i + 1) % 3])) == ends)
+          triangle_edges_[static_cast<size_t>(t)][i] = index;
+      }
+  }
+  mean_edge_ = faces_of_edge.empty() ? 0 : total / static_cast<double>(faces_of_edge.size());
 }
 
 std::vector<ContactPoint> ContactDetector::detect(std::span<const Obstacle> obstacles,
@@ -281,15 +300,20 @@ void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
   if (surroundings_.empty()) {
     find_surroundings();
     near_mark_.assign(x.size(), -1);
+    edge_mark_.assign(x.size(), -1);
   }
   const double behind = 0.5 * mean_edge_;  // the deepest penetration taken as a contact
   // Outward vertex normals (area-weighted face normals) at x: a face can touch a vertex only
   // where the surfaces face each other.
   const std::vector<Triangle>& triangles = bvh_.triangles();
-  std::vector<Vec3> vertex_normal(x.size(), Vec3::Zero());
-  for (const Triangle& tri : triangles) {
+  std::vector<Vec3> vertex_normal(x.size(), Vec3::Zero()), face_normal(triangles.size());
+  for (size_t t = 0; t < triangles.size(); ++t) {
+    const Triangle& tri = triangles[t];
     const Vec3 area = (at(x, tri[1]) - at(x, tri[0])).cross(at(x, tri[2]) - at(x, tri[0]));
     for (Index corner : tri) vertex_normal[static_cast<size_t>(corner)] += area;
+    const double length = area.norm();
+    face_normal[t] =
+        length > 0 ? Vec3(area / length) : Vec3::Constant(std::numeric_limits<double>::quiet_NaN());
   }
   const double reach = std::max(margin, behind);
   for (Index v : topology_.boundary_vertices()) {
@@ -311,10 +335,8 @@ void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
       const Vec3 offset = xv - (w[0] * a + w[1] * b + w[2] * c);
       const double distance = offset.norm();
       if (!(distance < reach) || !(distance < best_distance)) return;
-      Vec3 normal = (b - a).cross(c - a);
-      const double length = normal.norm();
-      if (!(length > 0)) return;
-      normal /= length;
+      const Vec3& normal = face_normal[static_cast<size_t>(t)];
+      if (!normal.allFinite()) return;  // a collapsed face
       const double gap = normal.dot(offset);
       if (gap < -behind || !(gap < margin)) return;
       // The vertex must lie over the face (the offset along its normal): one beside it, off an
@@ -327,24 +349,108 @@ void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
       if (!(normal.dot(vertex_facing) < -kFacing * vertex_facing.norm())) return;
       ContactPoint contact;
       contact.obstacle = ContactPoint::kSelf;
-      contact.self_vertex = v;
       contact.mu = mu;
       contact.normal = normal;
       contact.gap = gap;
+      contact.vertices[0] = v;
+      contact.weights[0] = 1;
+      contact.count = 1;
       double total = 0;
+      for (size_t k = 0; k < 3; ++k)
+        if (w[k] > kOnFeature) total += w[k];
       for (size_t k = 0; k < 3; ++k) {
         if (w[k] <= kOnFeature) continue;
         contact.vertices[static_cast<size_t>(contact.count)] = tri[k];
-        contact.weights[static_cast<size_t>(contact.count)] = w[k];
-        total += w[k];
+        contact.weights[static_cast<size_t>(contact.count)] = -w[k] / total;
         ++contact.count;
       }
-      for (int k = 0; k < contact.count; ++k) contact.weights[static_cast<size_t>(k)] /= total;
       contact.point = xv;
       best = contact;
       best_distance = distance;
     });
-    if (best.self_vertex >= 0) out.push_back(best);
+    if (best.count > 0) out.push_back(best);
+  }
+  detect_crossing_creases(x, margin, mu, face_normal, out);
+}
+
+void ContactDetector::detect_crossing_creases(const Vec3Array& x, double margin, double mu,
+                                              const std::vector<Vec3>& face_normal,
+                                              std::vector<ContactPoint>& out) {
+  const std::vector<Triangle>& triangles = bvh_.triangles();
+  const double behind = 0.5 * mean_edge_, reach = std::max(margin, behind);
+  const double flat = std::cos(kCreaseDegrees * std::numbers::pi / 180);
+  // Convex creases at x, and their outward normals (the mean of their two faces').
+  std::vector<Vec3> crease_normal(surface_edges_.size(), Vec3::Zero());
+  std::vector<Index> creases;
+  for (size_t e = 0; e < surface_edges_.size(); ++e) {
+    const SurfaceEdge& edge = surface_edges_[e];
+    const Vec3 &n0 = face_normal[static_cast<size_t>(edge.face[0])],
+               &n1 = face_normal[static_cast<size_t>(edge.face[1])];
+    if (!n0.allFinite() || !n1.allFinite() || n0.dot(n1) > flat) continue;
+    // Convex: the far corner of the second face lies behind the first face's plane.
+    const Triangle& other = triangles[static_cast<size_t>(edge.face[1])];
+    Index far = other[0];
+    for (Index corner : other)
+      if (corner != edge.a && corner != edge.b) far = corner;
+    if (!(n0.dot(at(x, far) - at(x, edge.a)) < 0)) continue;
+    crease_normal[e] = (n0 + n1).normalized();
+    creases.push_back(static_cast<Index>(e));
+  }
+  for (Index i : creases) {
+    const SurfaceEdge& near = surface_edges_[static_cast<size_t>(i)];
+    const Vec3 &p0 = at(x, near.a), &p1 = at(x, near.b);
+    const Vec3& near_normal = crease_normal[static_cast<size_t>(i)];
+    Box3 box;
+    box.grow(p0);
+    box.grow(p1);
+    box.min.array() -= reach;
+    box.max.array() += reach;
+    for (Index end : {near.a, near.b})
+      for (Index u : surroundings_[static_cast<size_t>(end)])
+        edge_mark_[static_cast<size_t>(u)] = i;
+    ContactPoint best;
+    double best_distance = std::numeric_limits<double>::infinity();
+    bvh_.for_each_overlapping(box, [&](Index t) {
+      for (Index j : triangle_edges_[static_cast<size_t>(t)]) {
+        // Each pair once (the lower index is the near side), creases only, not its surroundings.
+        if (j <= i || crease_normal[static_cast<size_t>(j)].isZero()) continue;
+        const SurfaceEdge& far = surface_edges_[static_cast<size_t>(j)];
+        if (edge_mark_[static_cast<size_t>(far.a)] == i ||
+            edge_mark_[static_cast<size_t>(far.b)] == i)
+          continue;
+        const Vec3 &q0 = at(x, far.a), &q1 = at(x, far.b);
+        double s, u;
+        closest_segments(p0, p1, q0, q1, s, u);
+        // Between the ends of both: a crossing (an end's contact is a vertex's, against a face).
+        if (!(s > kOnFeature && s < 1 - kOnFeature && u > kOnFeature && u < 1 - kOnFeature))
+          continue;
+        const Vec3 offset = (p0 + s * (p1 - p0)) - (q0 + u * (q1 - q0));
+        const double distance = offset.norm();
+        if (!(distance < reach) || !(distance < best_distance)) continue;
+        // The normal across both edges, on the far crease's outward side; nearly parallel edges
+        // have none (and lie along each other's faces: their vertices meet those faces).
+        const Vec3 across = (p1 - p0).cross(q1 - q0);
+        if (!(across.norm() > kCrossing * (p1 - p0).norm() * (q1 - q0).norm())) continue;
+        const Vec3& far_normal = crease_normal[static_cast<size_t>(j)];
+        const Vec3 normal =
+            across.dot(far_normal) >= 0 ? across.normalized() : -across.normalized();
+        if (!(normal.dot(far_normal) > kFacing) || !(normal.dot(near_normal) < -kFacing)) continue;
+        const double gap = normal.dot(offset);
+        if (gap < -behind || !(gap < margin)) continue;
+        ContactPoint contact;
+        contact.obstacle = ContactPoint::kSelf;
+        contact.mu = mu;
+        contact.normal = normal;
+        contact.gap = gap;
+        contact.count = 4;
+        contact.vertices = {near.a, near.b, far.a, far.b};
+        contact.weights = {1 - s, s, -(1 - u), -u};
+        contact.point = p0 + s * (p1 - p0);
+        best = contact;
+        best_distance = distance;
+      }
+    });
+    if (best.count > 0) out.push_back(best);
   }
 }
 

@@ -17,18 +17,20 @@
 namespace softbody {
 
 struct ContactPoint {
-  std::array<Index, 3> vertices = {-1, -1, -1};  // the feature, `count` of them
-  std::array<double, 3> weights = {0, 0, 0};
+  static constexpr int kMaxVertices = 4;
+  // The point is sum_i w_i x_i over `count` vertices, so J has w_i on vertex i.
+  std::array<Index, kMaxVertices> vertices = {-1, -1, -1, -1};
+  std::array<double, kMaxVertices> weights = {0, 0, 0, 0};
   int count = 0;
-  int obstacle = 0;             // index into the obstacles detected against
+  int obstacle = 0;             // index into the obstacles detected against, or kSelf
   Vec3 point = Vec3::Zero();    // the surface point at detection
   Vec3 normal = Vec3::UnitY();  // from the obstacle towards the body
   double gap = 0;               // signed distance at detection (negative: penetration)
   double mu = 0;
-  // Self contact (obstacle kSelf): the boundary vertex that meets the feature, a face of the
-  // same body (or an edge or vertex of it), whose outward normal `normal` is. The point is then
-  // relative, P = x_vertex - sum_i w_i x_i, so J has +1 on the vertex and -w_i on the face's.
-  Index self_vertex = -1;
+  // Self contact (obstacle kSelf): two features of the same body meet, and the point is their
+  // difference, P = (near side) - (far side): a boundary vertex (weight +1) against a face, edge
+  // or vertex (weights -w_i), or an edge (+w) against an edge (-w). The weights sum to zero, so a
+  // rigid motion moves no self contact point; `normal` is the far side's outward normal.
   static constexpr int kSelf = -1;
 
   Vec3 position(const Vec3Array& x) const {
@@ -36,7 +38,7 @@ struct ContactPoint {
     for (int i = 0; i < count; ++i)
       p += weights[static_cast<size_t>(i)] *
            x[static_cast<size_t>(vertices[static_cast<size_t>(i)])];
-    return self_vertex >= 0 ? Vec3(x[static_cast<size_t>(self_vertex)] - p) : p;
+    return p;
   }
 };
 
@@ -55,7 +57,12 @@ class ContactDetector {
   // boundary edge (a face further behind is the body's own far side, not a contact), the nearest
   // such face only. Faces with a corner within two mesh edges of the vertex are its own
   // surroundings and never contacts (their closeness is the mesh, not a fold).
+  // And, where two convex creases of the surface (boundary edges whose faces meet at more than
+  // kCreaseDegrees) cross, edge against edge: two ridges crossing touch between their vertices,
+  // where no vertex meets a face. Flat or gently curved surfaces give no such pairs (their
+  // vertex-face contacts already hold them, and near-duplicate rows would make W near-singular).
   void detect_self(const Vec3Array& x, double margin, double mu, std::vector<ContactPoint>& out);
+  static constexpr double kCreaseDegrees = 20;
 
  private:
   void detect_vertices(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
@@ -65,6 +72,10 @@ class ContactDetector {
 
   // Fills surroundings_ (once, at the first detect_self).
   void find_surroundings();
+  // The edge-edge half of detect_self; `face_normal` holds the boundary faces' unit normals at x.
+  void detect_crossing_creases(const Vec3Array& x, double margin, double mu,
+                               const std::vector<Vec3>& face_normal,
+                               std::vector<ContactPoint>& out);
 
   const MeshTopology& topology_;
   SurfaceBvh bvh_;
@@ -72,6 +83,15 @@ class ContactDetector {
   std::vector<std::vector<Index>> surroundings_;
   std::vector<Index> near_mark_;  // per vertex: the vertex whose surroundings it was marked in
   double mean_edge_ = 0;          // mean boundary edge length at rest [m]
+  // Each boundary edge (ends ascending) and its two boundary faces (indices into the BVH's).
+  struct SurfaceEdge {
+    Index a, b;
+    Index face[2];
+  };
+  std::vector<SurfaceEdge> surface_edges_;
+  std::vector<std::array<Index, 3>> triangle_edges_;  // per boundary face: its surface edges
+  std::vector<Index>
+      edge_mark_;  // per vertex: the surface edge whose surroundings it was marked in
 };
 
 // The point of triangle (a, b, c) closest to p, as barycentric weights (Ericson, Real-Time

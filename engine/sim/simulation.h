@@ -73,9 +73,9 @@ struct SimulationState {
   // step's projected Gauss-Seidel (a held grasp keeps its contacts, and its forces change little).
   // Only the path of PGS depends on it (the answer to its tolerance does not).
   struct ContactMemory {
-    int obstacle = 0;
-    std::array<Index, 3> vertices = {-1, -1, -1};
-    Vec3 force = Vec3::Zero();  // on the body [N]
+    int obstacle = 0;                                  // -1: self contact
+    std::array<Index, 4> vertices = {-1, -1, -1, -1};  // as the contact's (ContactPoint)
+    Vec3 force = Vec3::Zero();                         // on the body [N]
     bool operator==(const ContactMemory&) const = default;
   };
   std::vector<ContactMemory> contact_memory;

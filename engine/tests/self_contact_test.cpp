@@ -2,6 +2,7 @@
 // blocks of one mesh, the upper one dropped on the lower one, which is held at its base. With
 // contact.self the upper block comes to rest on the lower one without sinking into it, and with
 // friction it sticks on a slope Coulomb says it sticks on; without self contact it falls through.
+// Two ridges crossing meet edge against edge, where no vertex meets a face.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -113,6 +114,87 @@ TEST(SelfContact, ABendingBarFindsNoContactWithItself) {
   }
   EXPECT_GT(with->rest.back().y() - s.p.back().y(), 0.01);  // it did bend (the tip fell > 1 cm)
   for (size_t v = 0; v < s.p.size(); ++v) EXPECT_EQ(s.p[v], t.p[v]);
+}
+
+// Two 4 cm cubes of one mesh, each turned 45 degrees so that an edge is a ridge: the lower one
+// (turned about x, its lower half held) with its ridge on top along x, the upper one (turned about
+// z) with its ridge below along z, kGap above, the ridges crossing at their middles, between
+// vertices (3 cells along each). Where they cross no vertex is near a face (the nearest lie 4.7 mm
+// off the other cube's slopes): only edge-edge contact holds the upper cube up.
+struct CrossingRidges {
+  SimulationModel model;
+  // The ends of the ridge edge that crosses the other ridge, lower cube's and upper cube's.
+  std::array<Index, 2> lower_ridge{}, upper_ridge{};
+};
+
+CrossingRidges crossing_ridges(bool self) {
+  const BoxSpec spec{.nx = 3, .ny = 3, .nz = 3, .size = Vec3::Constant(kSize)};
+  const TetMesh cube = make_box_mesh(spec);
+  const double c = std::sqrt(0.5), half_diagonal = kSize * c;
+  const Vec3 centre = Vec3::Constant(kSize / 2);
+  TetMesh mesh;
+  CrossingRidges r;
+  std::vector<Index> held;
+  for (int block = 0; block < 2; ++block) {
+    const auto offset = static_cast<Index>(mesh.vertices.size());
+    for (size_t v = 0; v < cube.vertices.size(); ++v) {
+      const Vec3 q = cube.vertices[v] - centre;
+      Vec3 p;
+      if (block == 0) {
+        p = Vec3(q.x(), c * (q.y() - q.z()), c * (q.y() + q.z()));  // about x
+      } else {
+        p = Vec3(c * (q.x() - q.y()), c * (q.x() + q.y()), q.z());  // about z
+        p.y() += 2 * half_diagonal + kGap;
+      }
+      const auto index = offset + static_cast<Index>(v);
+      if (block == 0 && p.y() < -1e-9) held.push_back(index);
+      // The ridge vertices next to the crossing (x or z = +-L/6 on the ridge).
+      const bool near_middle = std::abs(std::abs(block == 0 ? p.x() : p.z()) - kSize / 6) < 1e-9;
+      if (block == 0 && near_middle && std::abs(p.y() - half_diagonal) < 1e-9)
+        r.lower_ridge[p.x() < 0 ? 0 : 1] = index;
+      if (block == 1 && near_middle && std::abs(p.y() - half_diagonal - kGap) < 1e-9)
+        r.upper_ridge[p.z() < 0 ? 0 : 1] = index;
+      mesh.vertices.push_back(p);
+    }
+    for (Tet t : cube.tets) {
+      for (Index& v : t) v += offset;
+      mesh.tets.push_back(t);
+    }
+  }
+  r.model = test::mesh_model(mesh, {2e5, 0.3, 1000}, held, Vec3(0, -9.81, 0));
+  r.model.options.dt = 0.01;
+  r.model.contact.self = self;
+  r.model.contact.self_mu = 0.5;
+  return r;
+}
+
+TEST(SelfContact, CrossingRidgesMeetEdgeAgainstEdge) {
+  const auto run = [](bool self, double& deepest, int& contacts) {
+    const CrossingRidges r = crossing_ridges(self);
+    auto shared = std::make_shared<const SimulationModel>(r.model);
+    auto integrator = make_integrator(shared);
+    SimulationState s = rest_state(*shared);
+    deepest = -INFINITY;
+    for (int step = 0; step < 30; ++step) {
+      const StepStats stats = integrator->step(s);
+      EXPECT_FALSE(stats.failed);
+      contacts = stats.constraint_contacts;
+      // How far the upper ridge's middle went below the lower ridge's middle, where they cross.
+      const auto middle = [&](const std::array<Index, 2>& e) {
+        return 0.5 * (s.p[static_cast<size_t>(e[0])] + s.p[static_cast<size_t>(e[1])]);
+      };
+      deepest = std::max(deepest, middle(r.lower_ridge).y() - middle(r.upper_ridge).y());
+    }
+  };
+  double with = 0, without = 0;
+  int contacts_with = 0, contacts_without = 0;
+  run(true, with, contacts_with);
+  run(false, without, contacts_without);
+  ASSERT_GT(with, -kGap);  // the upper cube came down onto the lower
+  EXPECT_LT(with, 1e-4);   // and rests on the crossing (the ridges' sag is below 0.1 mm)
+  EXPECT_GT(contacts_with, 0);
+  EXPECT_GT(without, 3e-3);  // without self contact the ridges pass through each other
+  EXPECT_EQ(contacts_without, 0);
 }
 
 }  // namespace

@@ -123,8 +123,8 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
   for (const v1::ContactMemory& m : in.contact_memory()) {
     SimulationState::ContactMemory c;
     c.obstacle = m.obstacle();
-    if (m.vertices_size() < 1 || m.vertices_size() > 3)
-      invalid_argument("snapshot.contact_memory", "a feature has 1 to 3 vertices");
+    if (m.vertices_size() < 1 || m.vertices_size() > static_cast<int>(c.vertices.size()))
+      invalid_argument("snapshot.contact_memory", "a contact has 1 to 4 vertices");
     for (int k = 0; k < m.vertices_size(); ++k) {
       if (m.vertices(k) < 0 || m.vertices(k) >= static_cast<std::int32_t>(n))
         invalid_argument("snapshot.contact_memory", "vertex out of range");
