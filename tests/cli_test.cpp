@@ -183,6 +183,36 @@ TEST(SimRun, TheInclineSceneFollowsCoulombsThreshold) {
   EXPECT_LT(std::abs(stays), 1e-3);
 }
 
+// clamp (self contact): two jaws squeeze a vessel segment (inner radius 7 mm, 3 mm wall) shut by
+// 0.6 s and hold it. The lumen's top and bottom walls (probes at its middle) meet and rest on each
+// other; without self contact they pass 0.85 mm into each other.
+TEST(SimRun, TheClampSceneClosesTheLumenWithoutItsWallsPassing) {
+  const auto lumen_gaps = [](const std::string& sets) {
+    test::ProcessResult r =
+        test::run_process(kSim + " run " + kScenes + "/clamp.json --json --duration 0.8 " + sets);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<nlohmann::json> lines = json_lines(r.out);
+    lines.pop_back();  // the summary
+    std::vector<double> gaps;
+    for (const nlohmann::json& j : lines) {
+      EXPECT_FALSE(j["failed"].get<bool>()) << "step " << j["step"];
+      EXPECT_EQ(j["inverted_elements"].get<int>(), 0) << "step " << j["step"];
+      EXPECT_LT(j["max_penetration"].get<double>(), 1e-5) << "step " << j["step"];
+      const nlohmann::json& probes = j["probes"];
+      gaps.push_back(0.014 + probes["lumen_top"][1].get<double>() -
+                     probes["lumen_bottom"][1].get<double>());
+    }
+    return gaps;
+  };
+  const std::vector<double> with = lumen_gaps(""),
+                            without = lumen_gaps("--set contact.self.enabled=false");
+  ASSERT_EQ(with.size(), 80u);
+  ASSERT_EQ(without.size(), 80u);
+  for (size_t k = 0; k < with.size(); ++k) EXPECT_GT(with[k], -1e-4) << "step " << k + 1;
+  EXPECT_LT(with.back(), 3e-4);      // shut
+  EXPECT_LT(without.back(), -4e-4);  // the walls overlap
+}
+
 TEST(SimRun, SameInputsGiveBitIdenticalOutputOnOneThread) {
   auto run = [] {
     test::ProcessResult r =

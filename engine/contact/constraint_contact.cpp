@@ -170,7 +170,28 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   };
   auto clock = Clock::now();
   result.points = detector_.detect(posed, centres, p, o.margin * diagonal);
-  if (o.self) detector_.detect_self(p, o.margin * diagonal, o.self_mu, result.points);
+  if (o.self) {
+    // At the free motion and at the step's start: the free motion drops every contact force, so
+    // parts pressed together (a vessel clamped shut) spring apart in it, beyond the margin, and
+    // the jaws' correction would then push them through each other unseen. A pair found at both
+    // keeps the free motion's feature and normal.
+    detector_.detect_self(p, o.margin * diagonal, o.self_mu, result.points);
+    std::vector<ContactPoint> at_start;
+    detector_.detect_self(p_start, o.margin * diagonal, o.self_mu, at_start);
+    const auto first_self = static_cast<std::ptrdiff_t>(
+        std::find_if(result.points.begin(), result.points.end(),
+                     [](const ContactPoint& c) { return c.obstacle == ContactPoint::kSelf; }) -
+        result.points.begin());
+    for (const ContactPoint& c : at_start) {
+      const auto begin = result.points.begin() + first_self;
+      // A vertex has one vertex-face contact (its weight is 1); an edge pair is its four ends.
+      const auto same = [&](const ContactPoint& d) {
+        return c.weights[0] == 1 ? d.weights[0] == 1 && d.vertices[0] == c.vertices[0]
+                                 : d.vertices == c.vertices;
+      };
+      if (std::none_of(begin, result.points.end(), same)) result.points.push_back(c);
+    }
+  }
   // A contact none of whose vertices can move (held feet on a floor) is no constraint of the
   // step: its row of J is zero, so it would only make W singular (and with every contact held,
   // the compliance empty: the half-solve failed and the step threw).
@@ -178,6 +199,21 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   result.detect_ms = ms_since(clock);
   const std::vector<ContactPoint>& points = result.points;
   if (points.empty()) return true;
+  // Every candidate apart at the free motion: no force at all is then the contact problem's exact
+  // answer (Signorini with every free gap >= 0; no normal force, no friction), and it needs no
+  // compliance, so no factorization. A tool's candidates still get their compliance: its haptic
+  // model re-solves them for poses nearer the body.
+  const auto apart = [&](const ContactPoint& c) {
+    if (c.obstacle == ContactPoint::kSelf) return c.normal.dot(c.position(p)) >= 0;
+    if (static_cast<size_t>(c.obstacle) >= model_.obstacles.size()) return false;  // a tool's
+    double distance;
+    Vec3 normal;
+    return !surface_distance(posed[static_cast<size_t>(c.obstacle)],
+                             centres[static_cast<size_t>(c.obstacle)], c.position(p), distance,
+                             normal) ||
+           distance >= 0;
+  };
+  if (std::all_of(points.begin(), points.end(), apart)) return true;
 
   const Index n = model_.topology->num_vertices();
   const auto m = static_cast<Eigen::Index>(points.size());

@@ -180,8 +180,8 @@ void ContactDetector::detect_vertices(const Obstacle& o, int index, const Vec3& 
     Vec3 normal;
     if (!surface_distance(o, centre, at(x, v), distance, normal) || !(distance < margin)) continue;
     ContactPoint c;
-    c.vertices = {v, -1, -1};
-    c.weights = {1, 0, 0};
+    c.vertices = {v, -1, -1, -1};
+    c.weights = {1, 0, 0, 0};
     c.count = 1;
     c.obstacle = index;
     c.point = at(x, v);

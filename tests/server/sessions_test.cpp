@@ -737,7 +737,7 @@ TEST(ServerStartup, APreloadThatCannotBeLoadedRefusesToStart) {
     EXPECT_NE(why.find("--preload nosuch: no scene 'nosuch'"), std::string::npos) << why;
     EXPECT_NE(
         why.find(
-            "available: cantilever, crush, default, grasp, incline, knight, liver-creep, pull-up"),
+            "available: cantilever, clamp, crush, default, grasp, incline, knight, liver-creep, pull-up"),
         std::string::npos)
         << why;
   }
