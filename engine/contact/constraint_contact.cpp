@@ -171,13 +171,15 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   auto clock = Clock::now();
   result.points = detector_.detect(posed, centres, p, o.margin * diagonal);
   if (o.self) {
-    // At the free motion and at the step's start: the free motion drops every contact force, so
-    // parts pressed together (a vessel clamped shut) spring apart in it, beyond the margin, and
-    // the jaws' correction would then push them through each other unseen. A pair found at both
-    // keeps the free motion's feature and normal.
+    // At the free motion and, where any contact may push, at the step's start: the free motion
+    // drops every contact force, so parts pressed together (a vessel clamped shut) spring apart
+    // in it, beyond the margin, and the jaws' correction would then push them through each other
+    // unseen. A pair found at both keeps the free motion's feature and normal. With no contact
+    // at all at the free motion nothing corrects it, and the start is not looked at.
     detector_.detect_self(p, o.margin * diagonal, o.self_mu, result.points);
     std::vector<ContactPoint> at_start;
-    detector_.detect_self(p_start, o.margin * diagonal, o.self_mu, at_start);
+    if (!result.points.empty())
+      detector_.detect_self(p_start, o.margin * diagonal, o.self_mu, at_start);
     const auto first_self = static_cast<std::ptrdiff_t>(
         std::find_if(result.points.begin(), result.points.end(),
                      [](const ContactPoint& c) { return c.obstacle == ContactPoint::kSelf; }) -

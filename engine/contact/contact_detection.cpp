@@ -396,6 +396,12 @@ void ContactDetector::detect_crossing_creases(const Vec3Array& x, double margin,
     crease_normal[e] = (n0 + n1).normalized();
     creases.push_back(static_cast<Index>(e));
   }
+  if (creases.empty()) return;
+  // Faces with a crease among their edges: the BVH's faces without one are passed over at once.
+  std::vector<char> has_crease(triangles.size(), 0);
+  for (Index e : creases)
+    for (Index f : surface_edges_[static_cast<size_t>(e)].face)
+      has_crease[static_cast<size_t>(f)] = 1;
   for (Index i : creases) {
     const SurfaceEdge& near = surface_edges_[static_cast<size_t>(i)];
     const Vec3 &p0 = at(x, near.a), &p1 = at(x, near.b);
@@ -411,14 +417,24 @@ void ContactDetector::detect_crossing_creases(const Vec3Array& x, double margin,
     ContactPoint best;
     double best_distance = std::numeric_limits<double>::infinity();
     bvh_.for_each_overlapping(box, [&](Index t) {
+      if (!has_crease[static_cast<size_t>(t)]) return;
       for (Index j : triangle_edges_[static_cast<size_t>(t)]) {
-        // Each pair once (the lower index is the near side), creases only, not its surroundings.
-        if (j <= i || crease_normal[static_cast<size_t>(j)].isZero()) continue;
+        // Each pair once (the lower index is the near side), creases only, facing each other.
+        if (j <= i) continue;
+        const Vec3& far_normal = crease_normal[static_cast<size_t>(j)];
+        if (!(far_normal.dot(near_normal) < -kFacing)) continue;  // and so not a plain edge
         const SurfaceEdge& far = surface_edges_[static_cast<size_t>(j)];
         if (edge_mark_[static_cast<size_t>(far.a)] == i ||
             edge_mark_[static_cast<size_t>(far.b)] == i)
-          continue;
+          continue;  // the near crease's own surroundings
         const Vec3 &q0 = at(x, far.a), &q1 = at(x, far.b);
+        // The normal across both edges, on the far crease's outward side; nearly parallel edges
+        // have none (and lie along each other's faces: their vertices meet those faces).
+        const Vec3 across = (p1 - p0).cross(q1 - q0);
+        if (!(across.norm() > kCrossing * (p1 - p0).norm() * (q1 - q0).norm())) continue;
+        const Vec3 normal =
+            across.dot(far_normal) >= 0 ? across.normalized() : -across.normalized();
+        if (!(normal.dot(far_normal) > kFacing) || !(normal.dot(near_normal) < -kFacing)) continue;
         double s, u;
         closest_segments(p0, p1, q0, q1, s, u);
         // Between the ends of both: a crossing (an end's contact is a vertex's, against a face).
@@ -427,14 +443,6 @@ void ContactDetector::detect_crossing_creases(const Vec3Array& x, double margin,
         const Vec3 offset = (p0 + s * (p1 - p0)) - (q0 + u * (q1 - q0));
         const double distance = offset.norm();
         if (!(distance < reach) || !(distance < best_distance)) continue;
-        // The normal across both edges, on the far crease's outward side; nearly parallel edges
-        // have none (and lie along each other's faces: their vertices meet those faces).
-        const Vec3 across = (p1 - p0).cross(q1 - q0);
-        if (!(across.norm() > kCrossing * (p1 - p0).norm() * (q1 - q0).norm())) continue;
-        const Vec3& far_normal = crease_normal[static_cast<size_t>(j)];
-        const Vec3 normal =
-            across.dot(far_normal) >= 0 ? across.normalized() : -across.normalized();
-        if (!(normal.dot(far_normal) > kFacing) || !(normal.dot(near_normal) < -kFacing)) continue;
         const double gap = normal.dot(offset);
         if (gap < -behind || !(gap < margin)) continue;
         ContactPoint contact;

@@ -62,7 +62,7 @@ class ContactDetector {
   // where no vertex meets a face. Flat or gently curved surfaces give no such pairs (their
   // vertex-face contacts already hold them, and near-duplicate rows would make W near-singular).
   void detect_self(const Vec3Array& x, double margin, double mu, std::vector<ContactPoint>& out);
-  static constexpr double kCreaseDegrees = 20;
+  static constexpr double kCreaseDegrees = 45;
 
  private:
   void detect_vertices(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
