@@ -68,6 +68,42 @@ RunResult run(const SimulationModel& model, int steps) {
   return r;
 }
 
+// Candidates that stay apart: a block gliding 0.1 mm above a frictional constraint floor, within
+// its contact margin (0.6 mm), no gravity. No force is the contact problem's exact answer, so the
+// block moves exactly as with no floor at all, and its candidate contacts cost no factorization
+// (the stage stops at detection; it used to factor and build W for them).
+TEST(ConstraintContact, CandidatesApartAtTheFreeMotionChangeNothingAndCostNoFactorization) {
+  const auto glide = [](bool with_floor, int& candidates, int& factorizations) {
+    SimulationModel m = test::box_model({.nx = 3,
+                                         .ny = 2,
+                                         .nz = 3,
+                                         .size = Vec3(kSize, kSize / 2, kSize),
+                                         .origin = Vec3(0, 1e-4, 0)},
+                                        {2e5, 0.3, 1000}, "", Vec3::Zero());
+    if (with_floor) m.obstacles.push_back(floor_plane(0.5));
+    m.options.dt = 0.01;
+    auto shared = std::make_shared<const SimulationModel>(std::move(m));
+    auto integrator = make_integrator(shared);
+    SimulationState s = rest_state(*shared);
+    for (Vec3& v : s.v) v = Vec3(0.05, 0, 0);
+    candidates = factorizations = 0;
+    for (int i = 0; i < 10; ++i) {
+      const StepStats stats = integrator->step(s);
+      EXPECT_FALSE(stats.failed);
+      candidates += stats.constraint_contacts;
+      factorizations += stats.factorizations;
+    }
+    return s.p;
+  };
+  int candidates = 0, factorizations = 0, none = 0, factorizations_without = 0;
+  const Vec3Array with = glide(true, candidates, factorizations);
+  const Vec3Array without = glide(false, none, factorizations_without);
+  EXPECT_GT(candidates, 100);  // 16 bottom vertices in each of 10 steps
+  EXPECT_EQ(factorizations, factorizations_without);
+  for (size_t v = 0; v < with.size(); ++v) EXPECT_EQ(with[v], without[v]) << "vertex " << v;
+  EXPECT_NEAR(with[0].x(), 0.05 * 0.1, 1e-9);  // it did glide
+}
+
 // A body held at its base on a constraint floor (the knight's feet, a clamped slab): the held
 // vertices are not contacts (they cannot move; their rows of J would be zero, and with every
 // contact held the compliance was empty and the step threw "CHOLMOD sparse half-solve failed").
