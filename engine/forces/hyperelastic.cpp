@@ -46,13 +46,18 @@ Mat3 cofactor(const Mat3& f) {
 
 namespace {
 
-// d Cof(F)[dF]: the cofactor is quadratic in F, so the central difference quotient is exact.
-Mat3 cofactor_derivative(const Mat3& f, const Mat3& df) {
-  return 0.5 * (cofactor(f + df) - cofactor(f - df));
+// d Cof(F)[E_bd], the cofactor's change for a unit change of F_bd (column d of F moves by e_b):
+// each cofactor column is a cross product of the other two columns of F, so column d does not
+// change and the other two change by one cross product each.
+Mat3 unit_cofactor_derivative(const Mat3& f, int b, int d) {
+  const int d1 = (d + 1) % 3, d2 = (d + 2) % 3;
+  const Vec3 e = Vec3::Unit(b);
+  Mat3 r = Mat3::Zero();
+  r.col(d1) = f.col(d2).cross(e);
+  r.col(d2) = e.cross(f.col(d1));
+  return r;
 }
 
-// Forces f_i = V P alpha_i and stiffness K_ij = V dP[e_b alpha_j^T] alpha_i from the first
-// Piola-Kirchhoff stress P and its derivative dP(dF), linear in dF.
 template <typename Tangent>
 void assemble_from_piola(const TetRestGeometry& g, const Mat3& piola, Tangent&& tangent,
                          unsigned what, ElementContribution& c) {
@@ -63,19 +68,19 @@ void assemble_from_piola(const TetRestGeometry& g, const Mat3& piola, Tangent&& 
   // w[b][d] = dP[E_bd]: the stress change for a unit change of F_bd.
   std::array<std::array<Mat3, 3>, 3> w;
   for (int b = 0; b < 3; ++b)
-    for (int d = 0; d < 3; ++d) {
-      Mat3 unit = Mat3::Zero();
-      unit(b, d) = 1;
-      w[static_cast<size_t>(b)][static_cast<size_t>(d)] = tangent(unit);
+    for (int d = 0; d < 3; ++d) w[static_cast<size_t>(b)][static_cast<size_t>(d)] = tangent(b, d);
+  // dp[j][b] = dP[e_b g_j^T], the stress change for a unit move of vertex j along b: made once
+  // per (j, b), not once per block.
+  std::array<std::array<Mat3, 3>, 4> dp;
+  for (size_t j = 0; j < 4; ++j)
+    for (size_t b = 0; b < 3; ++b) {
+      const Vec3& gj = g.shape_gradient[j];
+      dp[j][b] = v * (gj[0] * w[b][0] + gj[1] * w[b][1] + gj[2] * w[b][2]);
     }
   auto block = [&](size_t i, size_t j) {
     Mat3 k;
-    for (int b = 0; b < 3; ++b) {
-      Mat3 dp = Mat3::Zero();
-      for (int d = 0; d < 3; ++d)
-        dp += g.shape_gradient[j][d] * w[static_cast<size_t>(b)][static_cast<size_t>(d)];
-      k.col(b) = v * (dp * g.shape_gradient[i]);
-    }
+    for (size_t b = 0; b < 3; ++b)
+      k.col(static_cast<Eigen::Index>(b)) = dp[j][b] * g.shape_gradient[i];
     return k;
   };
   c.set_stiffness(what, block);
@@ -98,13 +103,19 @@ void polyconvex_element(const Vec3Array& p, const Tet& tet, const TetRestGeometr
   const Mat3 f_c = f * cauchy_green;
   // d tr(Cof C) / dF = 2 (I1 F - F C); dJ / dF = Cof F.
   const Mat3 piola = 2 * k.a * f + 2 * k.b * (i1 * f - f_c) + gamma1 * cof;
+  const Mat3 f_ft = f * f.transpose();
+  // dP[dF] = 2a dF + 2b (2 (F : dF) F + I1 dF - d(F C)) + Gamma'' (Cof : dF) Cof + Gamma' dCof,
+  // d(F C) = dF C + F dF^T F + F F^T dF: three rank-one terms for dF = E_bd.
   assemble_from_piola(
       g, piola,
-      [&](const Mat3& df) {
-        const Mat3 dcof = cofactor_derivative(f, df);
-        const Mat3 d_fc = df * cauchy_green + f * df.transpose() * f + f * f.transpose() * df;
-        return Mat3(2 * k.a * df + 2 * k.b * (2 * f.cwiseProduct(df).sum() * f + i1 * df - d_fc) +
-                    gamma2 * cof.cwiseProduct(df).sum() * cof + gamma1 * dcof);
+      [&](int b, int d) {
+        Mat3 r = (4 * k.b * f(b, d)) * f + (gamma2 * cof(b, d)) * cof +
+                 gamma1 * unit_cofactor_derivative(f, b, d);
+        r(b, d) += 2 * k.a + 2 * k.b * i1;
+        r.row(b) -= 2 * k.b * cauchy_green.row(d);
+        r -= (2 * k.b) * f.col(d) * f.row(b);
+        r.col(d) -= 2 * k.b * f_ft.col(b);
+        return r;
       },
       what, c);
 }
@@ -129,11 +140,11 @@ void stable_neo_hookean_element(const Vec3Array& p, const Tet& tet, const TetRes
   const Mat3 piola = (mu_s - q) * f + lambda_s * (j - alpha) * cof;
   assemble_from_piola(
       g, piola,
-      [&](const Mat3& df) {
-        const Mat3 dcof = cofactor_derivative(f, df);
-        const double f_df = f.cwiseProduct(df).sum();
-        return Mat3((mu_s - q) * df + (2 * q / (i_c + 1) * f_df) * f +
-                    lambda_s * cof.cwiseProduct(df).sum() * cof + lambda_s * (j - alpha) * dcof);
+      [&](int b, int d) {
+        Mat3 r = (2 * q / (i_c + 1) * f(b, d)) * f + (lambda_s * cof(b, d)) * cof +
+                 lambda_s * (j - alpha) * unit_cofactor_derivative(f, b, d);
+        r(b, d) += mu_s - q;
+        return r;
       },
       what, c);
 }
@@ -168,9 +179,10 @@ void cnh_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g, d
   const double w1 = (lambda * l - mu) * dl, w2 = lambda * dl * dl + (lambda * l - mu) * ddl;
   assemble_from_piola(
       g, Mat3(mu * f + w1 * cof),
-      [&](const Mat3& df) {
-        const Mat3 dcof = cofactor_derivative(f, df);
-        return Mat3(mu * df + w2 * cof.cwiseProduct(df).sum() * cof + w1 * dcof);
+      [&](int b, int d) {
+        Mat3 r = (w2 * cof(b, d)) * cof + w1 * unit_cofactor_derivative(f, b, d);
+        r(b, d) += mu;
+        return r;
       },
       what, c);
 }
@@ -198,8 +210,10 @@ void hybrid_element(const Vec3Array& p, const Tet& tet, const TetRestGeometry& g
   // P = lambda tr(E) F; dP = lambda (F : dF) F + lambda tr(E) dF.
   assemble_from_piola(
       g, lambda * tr_e * f,
-      [&](const Mat3& df) {
-        return Mat3(lambda * f.cwiseProduct(df).sum() * f + lambda * tr_e * df);
+      [&](int b, int d) {
+        Mat3 r = (lambda * f(b, d)) * f;
+        r(b, d) += lambda * tr_e;
+        return r;
       },
       what, volume);
   volume.energy = 0;
