@@ -194,7 +194,10 @@ TEST_F(Tools, TheSimulatedPenFinishesAndSaysWhenItTouchesNothing) {
   // through the pen's path at the first press: one tick of contact, 0.05 N).
   auto toppled = client("create --paused --mesh " + knight + " --set material.E=2e4");
   ASSERT_EQ(toppled.exit_code, 0) << toppled.err;
-  ASSERT_EQ(client("control " + trim(toppled.out) + " step --steps 300").exit_code, 0);
+  // (A generous deadline: 300 steps take a second when idle, over ten on a machine busy twice
+  // over.)
+  ASSERT_EQ(client("--deadline 300 control " + trim(toppled.out) + " step --steps 300").exit_code,
+            0);
   ASSERT_EQ(client("control " + trim(toppled.out) + " resume").exit_code, 0);
   const auto start = std::chrono::steady_clock::now();
   auto untouched = client("haptic " + trim(toppled.out) + " --device sim --cpu -2");
