@@ -215,7 +215,10 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
                              normal) ||
            distance >= 0;
   };
-  if (std::all_of(points.begin(), points.end(), apart)) return true;
+  if (std::all_of(points.begin(), points.end(), apart)) {
+    result.forces.assign(points.size(), Vec3::Zero());  // one per point, as after a solve
+    return true;
+  }
 
   const Index n = model_.topology->num_vertices();
   const auto m = static_cast<Eigen::Index>(points.size());
