@@ -419,7 +419,8 @@ void ContactDetector::detect_crossing_creases(const Vec3Array& x, double margin,
     bvh_.for_each_overlapping(box, [&](Index t) {
       if (!has_crease[static_cast<size_t>(t)]) return;
       for (Index j : triangle_edges_[static_cast<size_t>(t)]) {
-        // Each pair once (the lower index is the near side), creases only, facing each other.
+        // Each pair once (the lower index is the near side; -1, a non-manifold edge, never
+        // passes), creases only, facing each other.
         if (j <= i) continue;
         const Vec3& far_normal = crease_normal[static_cast<size_t>(j)];
         if (!(far_normal.dot(near_normal) < -kFacing)) continue;  // and so not a plain edge
