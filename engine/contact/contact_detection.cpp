@@ -22,6 +22,23 @@ const Vec3& at(const Vec3Array& x, Index v) {
   return x[static_cast<size_t>(v)];
 }
 
+// Appends to `c` the feature of triangle `tri` that the point with barycentric weights `w` lies
+// on: the corners whose weight exceeds kOnFeature (a point on an edge or at a vertex gives that
+// edge or vertex), their weights renormalized to sum to `scale` (1 for a surface point; -1 for the
+// far side of a self contact, whose point is a difference).
+void append_feature(const Triangle& tri, const std::array<double, 3>& w, double scale,
+                    ContactPoint& c) {
+  double total = 0;
+  for (double weight : w)
+    if (weight > kOnFeature) total += weight;
+  for (size_t k = 0; k < 3; ++k) {
+    if (w[k] <= kOnFeature) continue;
+    const auto slot = static_cast<size_t>(c.count++);
+    c.vertices[slot] = tri[k];
+    c.weights[slot] = scale * w[k] / total;
+  }
+}
+
 // Closest points of segments p1-q1 and p2-q2: parameters s, t in [0, 1] (Ericson 5.1.9).
 void closest_segments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, double& s,
                       double& t) {
@@ -215,19 +232,12 @@ void ContactDetector::detect_triangles(const Obstacle& o, int index, const Vec3&
     ContactPoint contact;
     contact.obstacle = index;
     contact.mu = o.contact.mu;
-    for (size_t k = 0; k < 3; ++k) {
-      if (w[k] <= kOnFeature) continue;
-      contact.vertices[static_cast<size_t>(contact.count)] = tri[k];
-      contact.weights[static_cast<size_t>(contact.count)] = w[k];
-      ++contact.count;
-    }
-    // Renormalized after dropping the negligible weights, and sorted by vertex for the key.
-    double total = 0;
-    for (int k = 0; k < contact.count; ++k) total += contact.weights[static_cast<size_t>(k)];
+    append_feature(tri, w, 1, contact);
+    // Sorted by vertex for the key.
     std::array<std::pair<Index, double>, 3> sorted{};
     for (int k = 0; k < contact.count; ++k)
       sorted[static_cast<size_t>(k)] = {contact.vertices[static_cast<size_t>(k)],
-                                        contact.weights[static_cast<size_t>(k)] / total};
+                                        contact.weights[static_cast<size_t>(k)]};
     for (int i = 1; i < contact.count; ++i)  // insertion sort of at most 3
       for (int j = i; j > 0 && sorted[static_cast<size_t>(j)] < sorted[static_cast<size_t>(j - 1)];
            --j)
@@ -355,15 +365,7 @@ void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
       contact.vertices[0] = v;
       contact.weights[0] = 1;
       contact.count = 1;
-      double total = 0;
-      for (size_t k = 0; k < 3; ++k)
-        if (w[k] > kOnFeature) total += w[k];
-      for (size_t k = 0; k < 3; ++k) {
-        if (w[k] <= kOnFeature) continue;
-        contact.vertices[static_cast<size_t>(contact.count)] = tri[k];
-        contact.weights[static_cast<size_t>(contact.count)] = -w[k] / total;
-        ++contact.count;
-      }
+      append_feature(tri, w, -1, contact);
       contact.point = xv;
       best = contact;
       best_distance = distance;

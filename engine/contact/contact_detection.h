@@ -90,8 +90,8 @@ class ContactDetector {
   };
   std::vector<SurfaceEdge> surface_edges_;
   std::vector<std::array<Index, 3>> triangle_edges_;  // per boundary face: its surface edges
-  std::vector<Index>
-      edge_mark_;  // per vertex: the surface edge whose surroundings it was marked in
+  // Per vertex: the surface edge whose surroundings it was marked in.
+  std::vector<Index> edge_mark_;
 };
 
 // The point of triangle (a, b, c) closest to p, as barycentric weights (Ericson, Real-Time

@@ -58,6 +58,9 @@ Mat3 unit_cofactor_derivative(const Mat3& f, int b, int d) {
   return r;
 }
 
+// Forces f_i = V P g_i and stiffness K_ij = V dP[e_b g_j^T] g_i (column b) from the first
+// Piola-Kirchhoff stress P and its derivative, given as tangent(b, d) = dP[E_bd]: the stress
+// change for a unit change of F_bd, which each law writes in closed form (rank-one terms mostly).
 template <typename Tangent>
 void assemble_from_piola(const TetRestGeometry& g, const Mat3& piola, Tangent&& tangent,
                          unsigned what, ElementContribution& c) {
