@@ -78,6 +78,8 @@ void BdfNewton::evaluate_at(const SimulationState& state, double dt, const Vec3A
   evaluate_external_forces(loads_.anchors, loads_.obstacles, m.mass, m.gravity, p_trial_, t_next_,
                            external_);
   add_surface_loads(m.surface_loads, p_trial_, t_next_, external_);
+  if (stiffness)
+    add_surface_load_stiffness(m.surface_loads, *m.topology, p_trial_, t_next_, external_);
   // The velocity-proportional part (contact damping, friction, anchor damping) is lagged: B_H and
   // phi at p_k, as the linearized step has them. Its Jacobian is then exactly -B_H, where
   // evaluating B_H at the iterate would leave d(B_H (v - phi))/dp out of J and stall Newton in

@@ -7,6 +7,7 @@
 #include <limits>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "engine/sim/orientation.h"
@@ -18,8 +19,12 @@ struct ExternalForceOutput {
   Vec3Array h;            // force on each vertex
   std::vector<Mat3> k_h;  // dh/dp
   std::vector<Mat3> b_h;  // dh/dv
-  Vec3Array phi;          // expansion velocity phi_k: the velocity of the surface a vertex touches
-  int contacts = 0;       // vertex-obstacle pairs in contact
+  // dh/dp between vertices (a follower load's, add_surface_load_stiffness): per entry a topology
+  // edge E and its block dh_{V_e(E,0)} / dp_{V_e(E,1)}, symmetric in the sense of EdgeBlockMatrix
+  // (the block at (V_e(E,1), V_e(E,0)) is its transpose); entries may repeat an edge (they add).
+  std::vector<std::pair<Index, Mat3>> k_h_edges;
+  Vec3Array phi;     // expansion velocity phi_k: the velocity of the surface a vertex touches
+  int contacts = 0;  // vertex-obstacle pairs in contact
   // V(p) with h = -dV/dp at v = phi: gravity -m g.p, contact K_N d^2 / 2, anchor springs, dead
   // loads. Newton's line search measures its progress with it (engine/sim/bdf_newton.h).
   double potential = 0;

@@ -21,7 +21,10 @@ void external_load(const SimulationModel& model, const Vec3Array& p, double load
   external.reset(p.size());
   for (size_t v = 0; v < p.size(); ++v) external.h[v] = model.mass[v] * model.gravity;
   add_surface_loads(model.surface_loads, p, std::numeric_limits<double>::max(), external);
+  add_surface_load_stiffness(model.surface_loads, *model.topology, p,
+                             std::numeric_limits<double>::max(), external);
   for (Vec3& h : external.h) h *= load;
+  for (auto& [e, k] : external.k_h_edges) k *= load;
 }
 
 // |f(p) - h(p)| over the free vertices; fills `residual` (zero at fixed vertices).
@@ -77,6 +80,7 @@ StaticResult solve_static(const SimulationModel& model, const StaticOptions& opt
   SparseCholesky factor;
   factor.analyze(matrix);
   ForceOutput out, trial_out;
+  EdgeBlockMatrix stiffness;
   Eigen::VectorXd residual, trial_residual, step;
   const int increments = std::max(options.increments, 1);
   bool all_converged = true;
@@ -88,7 +92,11 @@ StaticResult solve_static(const SimulationModel& model, const StaticOptions& opt
     bool converged = norm <= options.tolerance * load_norm;
     for (int iteration = 0; iteration < options.max_iterations && !converged; ++iteration) {
       ++result.iterations;
-      matrix.assign(out.K);
+      // K - dh/dp: a follower pressure's symmetric part (surface_loads.h) with the elastic K.
+      stiffness = out.K;
+      for (const auto& [e, k] : external.k_h_edges)
+        stiffness.edge_blocks[static_cast<size_t>(e)] -= k;
+      matrix.assign(stiffness);
       factor.factorize(matrix);
       if (!factor.ready()) break;  // not even a shifted factor: nothing to solve with
       factor.solve(-residual, step);

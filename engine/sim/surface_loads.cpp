@@ -62,6 +62,33 @@ void add_surface_loads(std::span<const SurfaceLoad> loads, const Vec3Array& p, d
   }
 }
 
+void add_surface_load_stiffness(std::span<const SurfaceLoad> loads, const MeshTopology& topology,
+                                const Vec3Array& p, double t, ExternalForceOutput& out) {
+  const std::vector<EdgeVertices>& edges = topology.edges();
+  for (const SurfaceLoad& load : loads) {
+    const double s = load.curve.at(t);
+    if (s == 0 || load.pressure == 0) continue;
+    const double c = -s * load.pressure / 6;  // each vertex's share is c (p1 - p0) x (p2 - p0)
+    for (const Triangle& f : load.faces) {
+      // d(share)/dp_j = c S_j for every vertex of the face, S_j = [p_{j+2} - p_{j+1}]x.
+      std::array<Mat3, 3> s_j;
+      for (int j = 0; j < 3; ++j)
+        s_j[static_cast<size_t>(j)] = cross_matrix(p[static_cast<size_t>(f[(j + 2) % 3])] -
+                                                   p[static_cast<size_t>(f[(j + 1) % 3])]);
+      for (int i = 0; i < 3; ++i) {
+        const int j = (i + 1) % 3;
+        const Index e = topology.find_edge(f[i], f[j]);
+        if (e < 0) continue;
+        // Symmetric part of the pair's blocks, (J_ij + J_ji^T) / 2 = c (S_j - S_i) / 2, seen from
+        // the edge's first vertex.
+        const bool forward = edges[static_cast<size_t>(e)][0] == f[i];
+        const Mat3 block = 0.5 * c * (s_j[static_cast<size_t>(j)] - s_j[static_cast<size_t>(i)]);
+        out.k_h_edges.emplace_back(e, forward ? block : Mat3(block.transpose()));
+      }
+    }
+  }
+}
+
 Vec3 total_surface_load(std::span<const SurfaceLoad> loads, const Vec3Array& p, double t) {
   ExternalForceOutput out;
   out.reset(p.size());

@@ -3,16 +3,18 @@
 // not change as the body deforms); a follower load is a pressure on the current surface, normal
 // to each triangle as it is now. Each triangle's force is shared equally by its three vertices.
 //
-// The follower load's Jacobian couples the three vertices of a triangle (and is not symmetric);
-// the step matrix holds external Jacobians per vertex only, so it is left out: integrators treat
-// a follower load explicitly within a Newton iteration. That converges for pressures small beside
-// the material's stiffness over a step; a large, fast pressure wants a smaller dt.
+// The follower load's Jacobian couples the three vertices of a triangle, which mesh edges join, and
+// is not symmetric; the step matrix is (EdgeBlockMatrix), so it takes the Jacobian's symmetric part
+// (add_surface_load_stiffness). On a closed surface under one pressure that is all of it (the load
+// is then -dV/dp of p V, V the enclosed volume); on an open one the skew part left out lives on the
+// loaded patch's rim, and Newton converges there linearly at a rate set by it.
 #pragma once
 
 #include <span>
 #include <utility>
 #include <vector>
 
+#include "engine/mesh/topology.h"
 #include "engine/sim/external_forces.h"
 
 namespace softbody {
@@ -40,6 +42,12 @@ SurfaceLoad make_surface_load(std::vector<Triangle> faces, const Vec3Array& rest
 // out.potential; a follower load marks out as not conservative.
 void add_surface_loads(std::span<const SurfaceLoad> loads, const Vec3Array& p, double t,
                        ExternalForceOutput& out);
+
+// The follower loads' Jacobian at p and t, its symmetric part, appended to out.k_h_edges (its
+// vertex blocks are skew, so their symmetric part is zero). Face edges missing from `topology`
+// (a face not of this mesh) are skipped.
+void add_surface_load_stiffness(std::span<const SurfaceLoad> loads, const MeshTopology& topology,
+                                const Vec3Array& p, double t, ExternalForceOutput& out);
 
 // The total force the loads exert at p and t (for tests and reports).
 Vec3 total_surface_load(std::span<const SurfaceLoad> loads, const Vec3Array& p, double t);

@@ -61,6 +61,8 @@ void backward_euler_jacobian(const SimulationModel& m, double dt, const StepStar
     jacobian.edge_blocks[i] = wp * forces.K.edge_blocks[i];
     if (o.beta != 0) jacobian.edge_blocks[i] += wk * start.k.edge_blocks[i];
   });
+  for (const auto& [e, k] : external.k_h_edges)
+    jacobian.edge_blocks[static_cast<size_t>(e)] -= dt / denom * k;
   parallel_for(static_cast<std::ptrdiff_t>(n), [&](std::ptrdiff_t vi) {
     const auto i = static_cast<size_t>(vi);
     Mat3 block = wp * forces.K.vertex_blocks[i] - (dt * external.k_h[i] + external.b_h[i]) / denom;

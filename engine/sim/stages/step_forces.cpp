@@ -31,6 +31,7 @@ void evaluate_step_forces(const SimulationModel& model, const StepLoads& loads, 
   evaluate_external_forces(loads.anchors, loads.obstacles, model.mass, model.gravity, p, t_next,
                            external);
   add_surface_loads(model.surface_loads, p, t_next, external);
+  add_surface_load_stiffness(model.surface_loads, *model.topology, p, t_next, external);
 }
 
 }  // namespace softbody

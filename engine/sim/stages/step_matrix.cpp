@@ -13,6 +13,8 @@ void assemble_step_system(const SimulationModel& m, double dt, const ForceOutput
   a.edge_blocks = forces.K.edge_blocks;
   a.vertex_blocks.resize(n);
   b.resize(3 * static_cast<Eigen::Index>(n));
+  for (const auto& [e, k] : external.k_h_edges)
+    a.edge_blocks[static_cast<size_t>(e)] -= dt / denom * k;
   parallel_for(static_cast<std::ptrdiff_t>(n), [&](std::ptrdiff_t vi) {
     const auto v = static_cast<size_t>(vi);
     Mat3 block = forces.K.vertex_blocks[v] - (dt * external.k_h[v] + external.b_h[v]) / denom;
