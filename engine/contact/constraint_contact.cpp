@@ -170,30 +170,12 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   };
   auto clock = Clock::now();
   result.points = detector_.detect(posed, centres, p, o.margin * diagonal);
-  if (o.self) {
-    // At the free motion and, where any contact may push, at the step's start: the free motion
-    // drops every contact force, so parts pressed together (a vessel clamped shut) spring apart
-    // in it, beyond the margin, and the jaws' correction would then push them through each other
-    // unseen. A pair found at both keeps the free motion's feature and normal. With no contact
-    // at all at the free motion nothing corrects it, and the start is not looked at.
-    detector_.detect_self(p, o.margin * diagonal, o.self_mu, result.points);
-    std::vector<ContactPoint> at_start;
-    if (!result.points.empty())
-      detector_.detect_self(p_start, o.margin * diagonal, o.self_mu, at_start);
-    const auto first_self = static_cast<std::ptrdiff_t>(
-        std::find_if(result.points.begin(), result.points.end(),
-                     [](const ContactPoint& c) { return c.obstacle == ContactPoint::kSelf; }) -
-        result.points.begin());
-    for (const ContactPoint& c : at_start) {
-      const auto begin = result.points.begin() + first_self;
-      // A vertex has one vertex-face contact (its weight is 1); an edge pair is its four ends.
-      const auto same = [&](const ContactPoint& d) {
-        return c.weights[0] == 1 ? d.weights[0] == 1 && d.vertices[0] == c.vertices[0]
-                                 : d.vertices == c.vertices;
-      };
-      if (std::none_of(begin, result.points.end(), same)) result.points.push_back(c);
-    }
-  }
+  // At the free motion, at the step's start (where any contact may push: the free motion drops
+  // every contact force, so parts pressed together spring apart in it) and, continuously, where a
+  // vertex crossed a face during the step.
+  if (o.self)
+    detector_.detect_self_over_step(p_start, p, o.margin * diagonal, o.self_mu, o.self_continuous,
+                                    result.points);
   // A contact none of whose vertices can move (held feet on a floor) is no constraint of the
   // step: its row of J is zero, so it would only make W singular (and with every contact held,
   // the compliance empty: the half-solve failed and the step threw).

@@ -22,23 +22,6 @@ const Vec3& at(const Vec3Array& x, Index v) {
   return x[static_cast<size_t>(v)];
 }
 
-// Appends to `c` the feature of triangle `tri` that the point with barycentric weights `w` lies
-// on: the corners whose weight exceeds kOnFeature (a point on an edge or at a vertex gives that
-// edge or vertex), their weights renormalized to sum to `scale` (1 for a surface point; -1 for the
-// far side of a self contact, whose point is a difference).
-void append_feature(const Triangle& tri, const std::array<double, 3>& w, double scale,
-                    ContactPoint& c) {
-  double total = 0;
-  for (double weight : w)
-    if (weight > kOnFeature) total += weight;
-  for (size_t k = 0; k < 3; ++k) {
-    if (w[k] <= kOnFeature) continue;
-    const auto slot = static_cast<size_t>(c.count++);
-    c.vertices[slot] = tri[k];
-    c.weights[slot] = scale * w[k] / total;
-  }
-}
-
 // Closest points of segments p1-q1 and p2-q2: parameters s, t in [0, 1] (Ericson 5.1.9).
 void closest_segments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, double& s,
                       double& t) {
@@ -111,6 +94,32 @@ std::array<double, 3> closest_to_segment(const Vec3& s0, const Vec3& s1, const V
 }
 
 }  // namespace
+
+void append_feature(const Triangle& tri, const std::array<double, 3>& w, double scale,
+                    ContactPoint& c) {
+  double total = 0;
+  for (double weight : w)
+    if (weight > kOnFeature) total += weight;
+  for (size_t k = 0; k < 3; ++k) {
+    if (w[k] <= kOnFeature) continue;
+    const auto slot = static_cast<size_t>(c.count++);
+    c.vertices[slot] = tri[k];
+    c.weights[slot] = scale * w[k] / total;
+  }
+}
+
+ContactPoint self_vertex_face_contact(Index v, const Triangle& tri, const std::array<double, 3>& w,
+                                      const Vec3& normal, double mu) {
+  ContactPoint contact;
+  contact.obstacle = ContactPoint::kSelf;
+  contact.mu = mu;
+  contact.normal = normal;
+  contact.vertices[0] = v;
+  contact.weights[0] = 1;
+  contact.count = 1;
+  append_feature(tri, w, -1, contact);
+  return contact;
+}
 
 std::array<double, 3> closest_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b,
                                           const Vec3& c) {
@@ -357,17 +366,9 @@ void ContactDetector::detect_self(const Vec3Array& x, double margin, double mu,
       // face at the corner is as near as the top face it rests on).
       const Vec3& vertex_facing = vertex_normal[static_cast<size_t>(v)];
       if (!(normal.dot(vertex_facing) < -kFacing * vertex_facing.norm())) return;
-      ContactPoint contact;
-      contact.obstacle = ContactPoint::kSelf;
-      contact.mu = mu;
-      contact.normal = normal;
-      contact.gap = gap;
-      contact.vertices[0] = v;
-      contact.weights[0] = 1;
-      contact.count = 1;
-      append_feature(tri, w, -1, contact);
-      contact.point = xv;
-      best = contact;
+      best = self_vertex_face_contact(v, tri, w, normal, mu);
+      best.gap = gap;
+      best.point = xv;
       best_distance = distance;
     });
     if (best.count > 0) out.push_back(best);

@@ -63,6 +63,16 @@ class ContactDetector {
   // vertex-face contacts already hold them, and near-duplicate rows would make W near-singular).
   void detect_self(const Vec3Array& x, double margin, double mu, std::vector<ContactPoint>& out);
   static constexpr double kCreaseDegrees = 45;
+  // Self contacts of a step that moved the body from `start` to `x` (appended to `out`, which
+  // holds the step's other contacts): detect_self at x; where any contact may push (`out` or
+  // those found at x are not empty), also at `start`, since a free motion drops every contact
+  // force and parts pressed together (a vessel clamped shut) spring apart in it beyond the margin;
+  // a pair found at both keeps x's feature and normal. With `continuous`, each boundary vertex
+  // left without a vertex-face contact that crossed a boundary face from outside during the step
+  // (every vertex moving linearly from start to x) gets one with that face: a vertex faster than
+  // the margin plus half an edge per step passes detect_self's reach unseen.
+  void detect_self_over_step(const Vec3Array& start, const Vec3Array& x, double margin, double mu,
+                             bool continuous, std::vector<ContactPoint>& out);
 
  private:
   void detect_vertices(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
@@ -70,6 +80,9 @@ class ContactDetector {
   void detect_triangles(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
                         double margin, std::vector<ContactPoint>& out) const;
 
+  // The continuous half of detect_self_over_step (engine/contact/self_crossings.cpp).
+  void detect_self_crossings(const Vec3Array& start, const Vec3Array& x, double mu,
+                             std::vector<ContactPoint>& out);
   // Fills surroundings_ (once, at the first detect_self).
   void find_surroundings();
   // The edge-edge half of detect_self; `face_normal` holds the boundary faces' unit normals at x.
@@ -93,6 +106,18 @@ class ContactDetector {
   // Per vertex: the surface edge whose surroundings it was marked in.
   std::vector<Index> edge_mark_;
 };
+
+// Appends to `c` the feature of triangle `tri` that the point with barycentric weights `w` lies
+// on: the corners whose weight exceeds 1e-9 (a point on an edge or at a vertex gives that edge or
+// vertex), their weights renormalized to sum to `scale` (1 for a surface point; -1 for the far
+// side of a self contact, whose point is a difference).
+void append_feature(const Triangle& tri, const std::array<double, 3>& w, double scale,
+                    ContactPoint& c);
+
+// Self contact of boundary vertex v with the point of triangle `tri` at barycentric weights `w`
+// (P = x_v - sum w_i x_i, append_feature's corners), the face's unit `normal`; gap and point unset.
+ContactPoint self_vertex_face_contact(Index v, const Triangle& tri, const std::array<double, 3>& w,
+                                      const Vec3& normal, double mu);
 
 // The point of triangle (a, b, c) closest to p, as barycentric weights (Ericson, Real-Time
 // Collision Detection, 5.1.5).

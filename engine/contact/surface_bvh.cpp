@@ -49,14 +49,24 @@ void SurfaceBvh::build(Index node, Index first, Index count, const std::vector<V
 }
 
 void SurfaceBvh::refit(const Vec3Array& positions) {
+  refit(positions, nullptr);
+}
+
+void SurfaceBvh::refit_swept(const Vec3Array& start, const Vec3Array& end) {
+  refit(start, &end);
+}
+
+void SurfaceBvh::refit(const Vec3Array& positions, const Vec3Array* also) {
   // Children always come after their parent, so a reverse sweep sees children first.
   for (auto i = static_cast<std::ptrdiff_t>(nodes_.size()) - 1; i >= 0; --i) {
     Node& node = nodes_[static_cast<size_t>(i)];
     Box3 box;
     if (node.left < 0) {
       for (Index k = node.first; k < node.first + node.count; ++k)
-        for (Index v : triangles_[static_cast<size_t>(order_[static_cast<size_t>(k)])])
+        for (Index v : triangles_[static_cast<size_t>(order_[static_cast<size_t>(k)])]) {
           box.grow(positions[static_cast<size_t>(v)]);
+          if (also) box.grow((*also)[static_cast<size_t>(v)]);
+        }
     } else {
       box.grow(nodes_[static_cast<size_t>(node.left)].box);
       box.grow(nodes_[static_cast<size_t>(node.left + 1)].box);

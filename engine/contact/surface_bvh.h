@@ -37,6 +37,9 @@ class SurfaceBvh {
 
   // Fits every box to `positions` (the same vertices the tree was built on).
   void refit(const Vec3Array& positions);
+  // Fits every box to its triangles at `start` and at `end`: each box then holds its triangles
+  // all along a step that moves every vertex linearly from start to end (continuous detection).
+  void refit_swept(const Vec3Array& start, const Vec3Array& end);
   // Calls `visit(triangle index)` for every triangle whose box overlaps `query`.
   void query(const Box3& query, const std::function<void(Index)>& visit) const {
     for_each_overlapping(query, visit);
@@ -71,6 +74,7 @@ class SurfaceBvh {
     // Leaves: triangles [first, first + count) of order_; inner nodes: children left, left + 1.
     Index first = 0, count = 0, left = -1;
   };
+  void refit(const Vec3Array& positions, const Vec3Array* also);
   // Splits `node`'s triangles [first, first + count) of order_ into children until leaves are
   // small.
   void build(Index node, Index first, Index count, const std::vector<Vec3>& centroids);

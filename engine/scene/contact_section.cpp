@@ -34,6 +34,7 @@ ContactOptions read_contact_options(JsonReader& root) {
     JsonReader self = c.object("self");
     o.self = self.boolean("enabled", true);
     o.self_mu = self.number("mu", 0.0);
+    o.self_continuous = self.boolean("continuous", true);
     if (!(o.self_mu >= 0 && o.self_mu <= 10)) self.fail("mu", "must lie in [0, 10]");
     self.finish();
   }

@@ -611,7 +611,14 @@ TEST(Scene, ReadsConstraintContactAndNamesItsErrors) {
     const Scene self_scene = build_scene(with_self, "test.json", ".");
     EXPECT_TRUE(self_scene.model->contact.self);
     EXPECT_EQ(self_scene.model->contact.self_mu, 0.4);
+    EXPECT_TRUE(self_scene.model->contact.self_continuous);  // on by default
+    with_self["contact"]["self"]["continuous"] = false;
+    EXPECT_FALSE(build_scene(with_self, "test.json", ".").model->contact.self_continuous);
   }
+  EXPECT_NE(error_of([](auto& d) {
+              d["contact"]["self"] = {{"continuous", 1}};
+            }).find("/contact/self/continuous"),
+            std::string::npos);
   EXPECT_NE(error_of([](auto& d) {
               d["contact"]["self"] = {{"mu", -0.1}};
             }).find("/contact/self/mu: must lie in [0, 10]"),
