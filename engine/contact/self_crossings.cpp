@@ -20,10 +20,10 @@ struct Cubic {
   double operator()(double t) const { return k[0] + t * (k[1] + t * (k[2] + t * k[3])); }
 };
 
-// The first t in (0, 1] where `f` changes sign from positive to non-positive, given f(0) > 0 and
-// f(1) < 0; the cubic is monotone between its critical points, so each piece has at most one root
-// and bisection finds it.
-double first_crossing(const Cubic& f) {
+// The times in (0, 1] where `f` changes sign from positive to non-positive (at most two: a cubic
+// has three roots), ascending, given f(0) > 0 and f(1) < 0. The cubic is monotone between its
+// critical points, so each piece holds at most one root and bisection finds it.
+int crossings(const Cubic& f, double times[2]) {
   // Critical points: roots of k1 + 2 k2 t + 3 k3 t^2 inside (0, 1), ascending.
   double cuts[4] = {0, 1, 1, 1};
   int count = 1;
@@ -42,16 +42,18 @@ double first_crossing(const Cubic& f) {
     if (r > 0 && r < 1) cuts[count++] = r;
   }
   cuts[count++] = 1;
-  for (int i = 0; i + 1 < count; ++i) {
+  int found = 0;
+  for (int i = 0; i + 1 < count && found < 2; ++i) {
     double lo = cuts[i], hi = cuts[i + 1];
     if (!(f(lo) > 0 && f(hi) <= 0)) continue;
     for (int it = 0; it < 60 && hi - lo > 1e-14; ++it) {
       const double mid = 0.5 * (lo + hi);
       (f(mid) > 0 ? lo : hi) = mid;
     }
-    return hi;
+    times[found++] = hi;
   }
-  return 1;  // f(1) < 0: the last piece holds it (reached only through round-off at the cuts)
+  if (found == 0) times[found++] = 1;  // only through round-off at the cuts: f(1) < 0 holds one
+  return found;
 }
 
 }  // namespace
@@ -113,22 +115,27 @@ void ContactDetector::detect_self_crossings(const Vec3Array& start, const Vec3Ar
       const Cubic f{{n0.dot(r0), n0.dot(dr) + n1.dot(r0), n1.dot(dr) + n2.dot(r0), n2.dot(dr)}};
       // From outside the face at the start to behind it at the end.
       if (!(f.k[0] > 0) || !(f(1) < 0)) return;
-      const double time = first_crossing(f);
-      if (!(time < best_time)) return;
-      const auto along = [time](const Vec3& p, const Vec3& q) -> Vec3 {
-        return p + time * (q - p);
-      };
-      const Vec3 vt = along(v0, v1), at_ = along(a0, a1), bt = along(b0, b1), ct = along(c0, c1);
-      const std::array<double, 3> w = closest_on_triangle(vt, at_, bt, ct);
-      if ((vt - (w[0] * at_ + w[1] * bt + w[2] * ct)).norm() > on_face) return;  // beside it
-      Vec3 normal = (b1 - a1).cross(c1 - a1);
-      if (!(normal.norm() > 0)) normal = (bt - at_).cross(ct - at_);
-      if (!(normal.norm() > 0)) return;  // collapsed all along: no direction to push in
-      normal.normalize();
-      best = self_vertex_face_contact(v, tri, w, normal, mu);
-      best.gap = normal.dot(best.position(x));
-      best.point = v1;
-      best_time = time;
+      double times[2];
+      const int count = crossings(f, times);
+      for (int i = 0; i < count; ++i) {
+        const double time = times[i];
+        if (!(time < best_time)) return;
+        const auto along = [time](const Vec3& p, const Vec3& q) -> Vec3 {
+          return p + time * (q - p);
+        };
+        const Vec3 vt = along(v0, v1), at_ = along(a0, a1), bt = along(b0, b1), ct = along(c0, c1);
+        const std::array<double, 3> w = closest_on_triangle(vt, at_, bt, ct);
+        if ((vt - (w[0] * at_ + w[1] * bt + w[2] * ct)).norm() > on_face) continue;  // beside it
+        Vec3 normal = (b1 - a1).cross(c1 - a1);
+        if (!(normal.norm() > 0)) normal = (bt - at_).cross(ct - at_);
+        if (!(normal.norm() > 0)) return;  // collapsed all along: no direction to push in
+        normal.normalize();
+        best = self_vertex_face_contact(v, tri, w, normal, mu);
+        best.gap = normal.dot(best.position(x));
+        best.point = v1;
+        best_time = time;
+        return;
+      }
     });
     if (best.count > 0) out.push_back(best);
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "engine/contact/contact_detection.h"
 #include "engine/mesh/box_generator.h"
 #include "engine/sim/integrator.h"
 #include "engine/tests/box_models.h"
@@ -99,6 +100,55 @@ TEST(SelfContact, ABlockThrownFasterThanHalfAnEdgePerStepStopsOnTheOther) {
   discrete.contact.self_continuous = false;
   const Outcome without = drop(discrete, 40, 1.5);
   EXPECT_LT(without.lowest_upper, kSize / 2 - 5e-3);  // into the lower block, or through it
+}
+
+// Continuous detection's geometry: two tetrahedra of one mesh, the upper's apex moved 1.2 down in
+// one step, through the lower's top face (y = 0) to 0.7 below it, beyond the discrete reach. The
+// contact is with that face at the point the apex crossed it, and the apex passing beside the
+// face gives none.
+TEST(SelfContact, AVertexThatCrossedAFaceWithinTheStepMeetsItWhereItCrossed) {
+  TetMesh mesh;
+  // Lower: its top face (0,0,0), (1,0,0), (0,0,1) faces +y. Upper: apex down at (0.25, 0.5, 0.25).
+  mesh.vertices = {Vec3(0, 0, 0),         Vec3(1, 0, 0),   Vec3(0, 0, 1),   Vec3(0.3, -1, 0.3),
+                   Vec3(0.25, 0.5, 0.25), Vec3(0, 1.5, 0), Vec3(1, 1.5, 0), Vec3(0, 1.5, 1)};
+  mesh.tets = {{0, 1, 2, 3}, {4, 5, 6, 7}};
+  for (Tet& t : mesh.tets)  // positive orientation
+    if ((mesh.vertices[static_cast<size_t>(t[1])] - mesh.vertices[static_cast<size_t>(t[0])])
+            .cross(mesh.vertices[static_cast<size_t>(t[2])] -
+                   mesh.vertices[static_cast<size_t>(t[0])])
+            .dot(mesh.vertices[static_cast<size_t>(t[3])] -
+                 mesh.vertices[static_cast<size_t>(t[0])]) < 0)
+      std::swap(t[1], t[2]);
+  const MeshTopology topology(mesh);
+  const auto moved = [&](const Vec3& by) {
+    Vec3Array x = mesh.vertices;
+    for (size_t v = 4; v < 8; ++v) x[v] += by;
+    return x;
+  };
+  const auto apex_contact = [&](const Vec3Array& end, bool continuous) {
+    ContactDetector detector(topology, mesh.vertices);
+    std::vector<ContactPoint> found;
+    detector.detect_self_over_step(mesh.vertices, end, 0.01, 0.2, continuous, found);
+    for (const ContactPoint& c : found)
+      if (c.vertices[0] == 4 && c.weights[0] == 1) return c;
+    return ContactPoint{};
+  };
+  const Vec3Array through = moved(Vec3(0, -1.2, 0));
+  EXPECT_EQ(apex_contact(through, false).count, 0);  // 0.7 behind: out of the discrete reach
+  const ContactPoint c = apex_contact(through, true);
+  ASSERT_EQ(c.count, 4);
+  EXPECT_LT((c.normal - Vec3(0, 1, 0)).norm(), 1e-12);
+  EXPECT_NEAR(c.gap, -0.7, 1e-12);
+  EXPECT_EQ(c.mu, 0.2);
+  // Crossed at (0.25, 0, 0.25): weights 0.5, 0.25, 0.25 on the face's corners, negated.
+  for (int i = 1; i < 4; ++i) {
+    const Index corner = c.vertices[static_cast<size_t>(i)];
+    const double expected = corner == 0 ? -0.5 : -0.25;
+    EXPECT_NEAR(c.weights[static_cast<size_t>(i)], expected, 1e-12) << "corner " << corner;
+  }
+  EXPECT_LT((c.position(through) - Vec3(0, -0.7, 0)).norm(), 1e-12);
+  // Beside the face: the apex passes down at x = z = 0.9 (0.9 + 0.9 > 1: outside the triangle).
+  EXPECT_EQ(apex_contact(moved(Vec3(0.65, -1.2, 0.65)), true).count, 0);
 }
 
 TEST(SelfContact, FrictionBetweenTheBlocksHoldsBelowCoulombsAngle) {
