@@ -6,7 +6,7 @@ import json
 import sys
 
 
-def row(report_path, recording_path, rtt, jitter, loss, passivity):
+def row(report_path, recording_path, rtt, jitter, loss, passivity, reach="auto"):
     report = json.load(open(report_path))
     rows = list(csv.reader(open(recording_path)))
     index = {k: i for i, k in enumerate(rows[0])}
@@ -18,11 +18,13 @@ def row(report_path, recording_path, rtt, jitter, loss, passivity):
                    for a in "xyz")
         delivered += work
         absorbed += max(0.0, -work)
-        if 2.5 <= data[k][index["t"]] <= 4.0:
+        if 3.5 <= data[k][index["t"]] <= 5.0:  # the hold's last 1.5 s (after 1 s hovering)
             held.append(data[k][index["fy"]])
     return {
         "rtt_ms": float(rtt), "jitter_ms": float(jitter), "loss": float(loss),
         "passivity": passivity,
+        "reach": reach,
+        "largest_candidate_reach_m": report.get("largest_candidate_reach_m", 0),
         "achieved_rate_hz": report["achieved_rate_hz"],
         "period_p99_us": report["period_us"].get("p99", 0),
         "round_trip_ms": {k: report["round_trip_ms"].get(k, 0) for k in ("p50", "p99")},
@@ -41,13 +43,15 @@ def row(report_path, recording_path, rtt, jitter, loss, passivity):
 
 def table(path):
     runs = json.load(open(path))
-    direct = next(r["held_force_n"] for r in runs if r["rtt_ms"] == 0 and r["passivity"] == "on")
-    print("| RTT ms (jitter) | loss | passivity | rate Hz | measured RTT p50 / p99 ms | swap "
+    direct = next(r["held_force_n"] for r in runs
+                  if r["rtt_ms"] == 0 and r["passivity"] == "on" and r.get("reach", "auto") == "auto")
+    print("| RTT ms (jitter) | loss | reach (largest mm) | passivity | rate Hz | measured RTT p50 / p99 ms | swap "
           "disagreement p99 / max N | largest rendered swap step N | held force N (vs direct) | "
           "energy to user / from user mJ |")
-    print("|---|---:|---|---:|---|---|---:|---|---|")
+    print("|---|---:|---|---|---:|---|---|---:|---|---|")
     for r in runs:
         print(f"| {r['rtt_ms']:.0f} (±{r['jitter_ms']:.0f}) | {100 * r['loss']:.0f} % | "
+              f"{r.get('reach', 'auto')} ({1e3 * r.get('largest_candidate_reach_m', 0):.1f}) | "
               f"{r['passivity']} | {r['achieved_rate_hz']:.0f} | "
               f"{r['round_trip_ms']['p50']:.1f} / {r['round_trip_ms']['p99']:.1f} | "
               f"{r['swap_disagreement_n']['p99']:.2f} / {r['swap_disagreement_n']['max']:.2f} | "
@@ -60,4 +64,4 @@ if __name__ == "__main__":
     if sys.argv[1] == "--table":
         table(sys.argv[2])
     else:
-        print(json.dumps(row(*sys.argv[1:7]), indent=1))
+        print(json.dumps(row(*sys.argv[1:8]), indent=1))

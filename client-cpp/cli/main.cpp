@@ -132,6 +132,12 @@ int main(int argc, char** argv) {
                     "Coulomb friction coefficient of constraint contact")
         ->capture_default_str()
         ->check(CLI::Range(0.0, 10.0));
+    cmd->add_option("--reach", h.loop.tool.candidate_reach,
+                    "constraint contact: look this much further than the scene's margin for "
+                    "surface the tool may reach before the next reply [m] (negative: automatic, "
+                    "3 x recent peak speed x the link's delay; 0: the margin alone)")
+        ->capture_default_str()
+        ->check(CLI::Range(-1.0, 0.1));
     cmd->add_option("--offset", h.offset,
                     "X,Y,Z: the scene point [m] of the device's origin (default: 0,0,0 for sim "
                     "and replay; a plugin's origin hovers over the top of the body)");

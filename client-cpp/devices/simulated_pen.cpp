@@ -28,6 +28,8 @@ struct HandPhase {
 };
 
 HandPhase hand_phase(const ScriptedHand& h, double t) {
+  if (t < h.wait) return {0, true};
+  t -= h.wait;
   if (h.cycles > 0 && t > h.cycles * h.cycle()) return {0, true};
   const double in_cycle = t - std::floor(t / h.cycle()) * h.cycle();
   const double half = 0.5 * h.period;
@@ -70,6 +72,8 @@ SimulatedPenConfig parse_simulated_pen_config(const std::string& text) {
       c.hand.period = parse_number(key, value);
     else if (key == "hold")
       c.hand.hold = parse_number(key, value);
+    else if (key == "wait")
+      c.hand.wait = parse_number(key, value);
     else if (key == "cycles")
       c.hand.cycles = static_cast<int>(parse_number(key, value));
     else if (key == "mass")
@@ -82,7 +86,7 @@ SimulatedPenConfig parse_simulated_pen_config(const std::string& text) {
       c.dynamics.damping = parse_number(key, value);
     else
       throw std::invalid_argument("simulated pen: unknown key '" + key +
-                                  "' (start, direction, depth, period, hold, cycles, mass, "
+                                  "' (start, direction, depth, period, hold, wait, cycles, mass, "
                                   "hand_stiffness, hand_damping, damping)");
   }
   const Vec3& d = c.hand.direction;
@@ -91,6 +95,7 @@ SimulatedPenConfig parse_simulated_pen_config(const std::string& text) {
   for (double& x : c.hand.direction) x /= n;
   if (!(c.hand.period > 0)) throw std::invalid_argument("simulated pen: period must be > 0");
   if (!(c.hand.hold >= 0)) throw std::invalid_argument("simulated pen: hold must be >= 0");
+  if (!(c.hand.wait >= 0)) throw std::invalid_argument("simulated pen: wait must be >= 0");
   if (!(c.dynamics.mass > 0)) throw std::invalid_argument("simulated pen: mass must be > 0");
   return c;
 }
@@ -136,7 +141,8 @@ DeviceState SimulatedPen::read(double time_s) {
 }
 
 bool SimulatedPen::finished() const {
-  return config_.hand.cycles > 0 && time_ >= config_.hand.cycles * config_.hand.cycle();
+  return config_.hand.cycles > 0 &&
+         time_ >= config_.hand.wait + config_.hand.cycles * config_.hand.cycle();
 }
 
 }  // namespace softbody::client

@@ -18,6 +18,7 @@ struct ScriptedHand {
   double depth = 0.02;  // [m]
   double period = 4;    // [s]
   double hold = 0;      // [s]
+  double wait = 0;      // [s] at the start before the first cycle (a hand that hovers first)
   int cycles = 0;
 
   double cycle() const { return period + hold; }
@@ -38,9 +39,9 @@ struct SimulatedPenConfig {
   PenDynamics dynamics;
 };
 
-// Parses "key=value;key=value" with keys start, direction (x,y,z), depth, period, hold, cycles,
-// mass, hand_stiffness, hand_damping, damping. Throws std::invalid_argument naming the bad key or
-// value.
+// Parses "key=value;key=value" with keys start, direction (x,y,z), depth, period, hold, wait,
+// cycles, mass, hand_stiffness, hand_damping, damping. Throws std::invalid_argument naming the bad
+// key or value.
 SimulatedPenConfig parse_simulated_pen_config(const std::string& text);
 
 class SimulatedPen : public HapticDevice {

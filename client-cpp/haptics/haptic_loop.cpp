@@ -179,11 +179,28 @@ v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const V
   c.set_contact_model(t.contact_model);
   c.set_friction_coefficient(t.friction_coefficient);
   // A hand feels constraint contact through a spring it can render (virtual coupling).
-  if (t.contact_model == v1::CONTACT_MODEL_CONSTRAINT)
+  if (t.contact_model == v1::CONTACT_MODEL_CONSTRAINT) {
     c.set_coupling_stiffness(t.contact_stiffness);
+    c.set_candidate_reach(reach_);
+  }
   c.set_grab_stiffness(t.grab_stiffness);
   c.set_grab_damping(t.grab_damping);
   return c;
+}
+
+double HapticLoop::candidate_reach(const Vec3& velocity, double dt) {
+  const double speed = std::hypot(velocity[0], velocity[1], velocity[2]);
+  peak_speed_ = std::max(speed, peak_speed_ * std::exp(-std::max(dt, 0.0) / 1.0));
+  const double requested = options_.tool.candidate_reach;
+  // The problem this command gets is built around this pose and used from its arrival, a round
+  // trip later, until a newer one replaces it, up to another when a loss holds the link back:
+  // the tool may travel its speed times twice the link's delay meanwhile. The peak (not the
+  // present) speed, since a hand that just stopped at the surface may start again, and 1.5x for
+  // the acceleration within that time (measured: 1.5x one delay left the pen 1-2 mm inside the
+  // surface at first touch on a 150 ms link with loss).
+  const double reach =
+      requested >= 0 ? requested : 3 * peak_speed_ * link_delay_s_.load(std::memory_order_relaxed);
+  return std::clamp(reach, 0.0, 0.1);
 }
 
 Vec3 HapticLoop::model_force(TimedModel& m, const Vec3& position, const Vec3& velocity) {
@@ -236,8 +253,13 @@ void HapticLoop::tick(double time_s, double dt) {
   device_.write_force(
       {w.force_scale * force[0], w.force_scale * force[1], w.force_scale * force[2]}, time_s);
 
+  reach_ = candidate_reach(velocity, dt);
   if (connected) {
-    if (stream_->send(command(time_s, position, velocity, device))) ++sequence_;
+    if (stream_->send(command(time_s, position, velocity, device))) {
+      ++sequence_;
+      if (options_.tool.contact_model == v1::CONTACT_MODEL_CONSTRAINT)
+        largest_reach_ = std::max(largest_reach_, reach_);
+    }
   } else {
     ++disconnected_ticks_;
     if (client_ && options_.reconnect && time_s >= next_reconnect_s_) {
@@ -363,6 +385,7 @@ nlohmann::json HapticLoop::report() const {
       {"energy_to_user_j", passivity_.delivered_to_user()},
       {"passivity_dissipated_j", passivity_.dissipated()},
       {"passivity_active_ticks", passivity_.active_ticks()},
+      {"largest_candidate_reach_m", largest_reach_},
       {"passivity_observed_energy_j", passivity_.stored_energy()},
       {"watchdog_timeout_ms", watchdog_timeout_.summary(1e3)},
       {"commands_sent", commands_sent_},

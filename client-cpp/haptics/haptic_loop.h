@@ -45,6 +45,13 @@ struct ToolSettings {
   // `friction_coefficient`, solved in the server's steps and re-solved each tick.
   softbody::v1::ContactModel contact_model = softbody::v1::CONTACT_MODEL_PENALTY;
   double friction_coefficient = 0;
+  // Constraint contact: how much further than the scene's margin the server looks for surface
+  // features the tool may reach before the next reply (ToolCommand.candidate_reach) [m].
+  // Negative: automatic, 3 x the tool's recent peak speed x the link's delay (smoothed round
+  // trip + 4 deviations), at most 0.1 m. Without it, on a slow link the pen sinks into a surface
+  // the stale problem does not hold and the next one pushes it out with energy the hand never put
+  // in (bench/RESULTS.md, "Haptics across slow links").
+  double candidate_reach = -1;
   double grab_stiffness = 0, grab_damping = 0;
 };
 
@@ -144,6 +151,8 @@ class HapticLoop {
                 std::chrono::steady_clock::time_point received);
   softbody::v1::ToolCommand command(double time_s, const Vec3& position, const Vec3& velocity,
                                     const DeviceState& device) const;
+  // ToolCommand.candidate_reach for this tick; updates the peak speed it follows.
+  double candidate_reach(const Vec3& velocity, double dt);
   double seconds(std::chrono::steady_clock::time_point t) const;
 
   HapticDevice& device_;
@@ -169,6 +178,8 @@ class HapticLoop {
   long problem_ticks_ = 0;                // ticks rendered by re-solving a contact problem
   codec::ToolContactModel last_problem_;  // the newest received (reply thread)
   double largest_force_ = 0;              // [N], output
+  double peak_speed_ = 0;                 // [m/s], decaying with a 1 s time constant
+  double reach_ = 0, largest_reach_ = 0;  // [m]: this tick's candidate reach, the largest sent
   long commands_sent_ = 0, commands_coalesced_ = 0, replies_ = 0;
   double rate_window_start_ = 0;
   long rate_window_ticks_ = 0;

@@ -64,6 +64,24 @@ TEST(SimulatedPen, TheHandHoldsAtFullDepth) {
   EXPECT_THROW(parse_simulated_pen_config("hold=-1"), std::invalid_argument);
 }
 
+TEST(SimulatedPen, TheHandWaitsBeforeItsFirstCycle) {
+  const SimulatedPenConfig c =
+      parse_simulated_pen_config("start=0,0.1,0;depth=0.02;period=2;wait=1;cycles=1");
+  const ScriptedHand& h = c.hand;
+  for (double t : {0.0, 0.5, 1.0}) {
+    EXPECT_EQ(h.position(t)[1], 0.1) << t;
+    EXPECT_EQ(h.velocity(t)[1], 0) << t;
+  }
+  EXPECT_NEAR(h.position(1.5)[1], 0.09, 1e-12);  // the first cycle's quarter, a second late
+  EXPECT_LT(h.velocity(1.5)[1], 0);
+  SimulatedPen pen(c);
+  pen.read(2.9);
+  EXPECT_FALSE(pen.finished());
+  pen.read(3.01);
+  EXPECT_TRUE(pen.finished());
+  EXPECT_THROW(parse_simulated_pen_config("wait=-1"), std::invalid_argument);
+}
+
 TEST(SimulatedPen, ConfigErrorsNameTheKey) {
   EXPECT_THROW(parse_simulated_pen_config("depht=1"), std::invalid_argument);
   try {

@@ -190,9 +190,9 @@ std::vector<ContactPoint> ContactDetector::detect(std::span<const Obstacle> obst
     if (o.shape == ObstacleShape::kSphere || o.shape == ObstacleShape::kCapsule) {
       if (!refitted) bvh_.refit(x);
       refitted = true;
-      detect_triangles(o, static_cast<int>(i), centres[i], x, margin, contacts);
+      detect_triangles(o, static_cast<int>(i), centres[i], x, margin + o.contact.reach, contacts);
     } else {
-      detect_vertices(o, static_cast<int>(i), centres[i], x, margin, contacts);
+      detect_vertices(o, static_cast<int>(i), centres[i], x, margin + o.contact.reach, contacts);
     }
   }
   return contacts;

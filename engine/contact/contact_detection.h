@@ -47,8 +47,9 @@ class ContactDetector {
   ContactDetector(const MeshTopology& topology, const Vec3Array& rest);
 
   // Contacts of the body at `x` with the obstacles, their reference points at `centres`, that are
-  // closer than `margin` [m] (or penetrate). One contact per (obstacle, feature): triangles whose
-  // closest points fall on a shared edge or vertex give that edge or vertex once.
+  // closer than `margin` [m] plus the obstacle's own `contact.reach` (or penetrate). One contact
+  // per (obstacle, feature): triangles whose closest points fall on a shared edge or vertex give
+  // that edge or vertex once.
   std::vector<ContactPoint> detect(std::span<const Obstacle> obstacles,
                                    std::span<const Vec3> centres, const Vec3Array& x,
                                    double margin);

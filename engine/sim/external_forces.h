@@ -59,6 +59,13 @@ struct ContactParameters {
   // of the body, so the force grows by at most this much per metre the device moves and a
   // desktop device (~1 kN/m) renders it stably. 0: rigid (the obstacle is where its pose says).
   double coupling_stiffness = 0;
+  // Constraint: how much further than the scene's contact margin [m] to look for surface features
+  // this obstacle may close on. A haptic tool on a slow link sets it: its client re-solves the
+  // step's contact problem for the device's newest pose until the next reply, a round trip later,
+  // and a face the tool reaches before then must already be among the problem's candidates, or
+  // the pen sinks into a body the model does not hold and the next model pushes it out with
+  // energy the user never put in. Candidates that stay apart cost rows, never force.
+  double reach = 0;
 };
 
 enum class ObstacleShape { kHalfSpace, kPlate, kSphere, kCapsule };

@@ -121,5 +121,64 @@ TEST(ToolForce, ConstraintContactStiffnessAndProblemMatchSteps) {
   EXPECT_EQ(model_force(centre + Vec3(0, 3e-3, 0)), Vec3::Zero());
 }
 
+// A haptic client re-solves the tool's contact problem for newer poses until the next reply, a
+// round trip later: on a slow link the tool reaches surface that was beyond the contact margin when
+// the step ran. Without candidates there the problem holds nothing and the pen sinks into the
+// body (the next reply then pushes it out with energy the hand never put in); with
+// `contact.reach` the step takes that surface as candidates, which stay apart (the body moves as
+// without them) and give the re-solve the force a step with the tool there gives.
+TEST(ToolForce, ACandidateReachPutsSurfaceTheToolWillReachInItsContactProblem) {
+  SimulationModel m = test::box_model({.nx = 6, .ny = 3, .nz = 6, .size = Vec3(0.04, 0.02, 0.04)},
+                                      {5e4, 0.3, 1000}, "ymin", Vec3::Zero());
+  m.options.dt = 0.01;
+  auto model = std::make_shared<const SimulationModel>(m);
+  const SimulationState start = rest_state(*model);
+  const double radius = 0.006;
+  // 4 mm above the top (the margin is 1 % of the 60 mm diagonal), over a face's interior.
+  const Vec3 above(0.017, 0.02 + radius + 0.004, 0.021);
+  const Vec3 pressed = above - Vec3(0, 0.005, 0);  // 1 mm into the top
+  struct Stepped {
+    Vec3 force;
+    codec::ToolContactModel problem;
+    Vec3Array p;
+  };
+  auto step_with_tool_at = [&](const Vec3& c, double reach) {
+    Obstacle tool;
+    tool.shape = ObstacleShape::kSphere;
+    tool.radius = radius;
+    tool.trajectory = make_constant_trajectory(c);
+    tool.contact.model = ContactModel::kConstraint;
+    tool.contact.reach = reach;
+    StepInputs inputs;
+    inputs.obstacles.push_back(tool);
+    auto integrator = make_integrator(model);
+    SimulationState s = start;
+    const StepStats stats = integrator->step(s, inputs);
+    EXPECT_FALSE(stats.failed);
+    return Stepped{stats.obstacle_forces.at(0), stats.obstacle_models.at(0), s.p};
+  };
+  auto model_force = [](codec::ToolContactModel problem, const Vec3& c) {
+    const std::array<double, 3> force = codec::evaluate(problem, {c.x(), c.y(), c.z()});
+    return Vec3(force[0], force[1], force[2]);
+  };
+  const Stepped narrow = step_with_tool_at(above, 0);
+  const Stepped wide = step_with_tool_at(above, 0.006);
+  const Stepped there = step_with_tool_at(pressed, 0);
+  ASSERT_GT(there.force.y(), 0.05) << "1 mm into a 5e4 Pa block pushes the tool out";
+  EXPECT_EQ(narrow.force, Vec3::Zero());
+  EXPECT_EQ(wide.force, Vec3::Zero());
+  EXPECT_TRUE(narrow.problem.empty()) << "nothing within the margin";
+  ASSERT_FALSE(wide.problem.empty());
+  EXPECT_EQ(model_force(narrow.problem, pressed), Vec3::Zero()) << "the pen would sink";
+  // The face below holds the re-solve's tool out with the force of a step with the tool there;
+  // the slanted candidates beside it (edges and vertices of the neighbouring faces) stay apart.
+  const Vec3 resolved = model_force(wide.problem, pressed);
+  EXPECT_LT((resolved - there.force).norm(), 1e-6 * there.force.norm())
+      << resolved.transpose() << " vs " << there.force.transpose();
+  // Apart, the candidates move nothing.
+  for (size_t v = 0; v < narrow.p.size(); ++v)
+    EXPECT_LT((wide.p[v] - narrow.p[v]).norm(), 1e-15) << "vertex " << v;
+}
+
 }  // namespace
 }  // namespace softbody

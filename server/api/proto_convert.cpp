@@ -190,6 +190,9 @@ std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, 
       !(c.coupling_stiffness() >= 10 && c.coupling_stiffness() <= 1e7))
     return "coupling_stiffness: must be 0 (rigid) or in [10, 1e7] N/m";
   in.contact.coupling_stiffness = c.coupling_stiffness();
+  if (!(c.candidate_reach() >= 0 && c.candidate_reach() <= 0.1))
+    return "candidate_reach: must lie in [0, 0.1] m";
+  in.contact.reach = c.candidate_reach();
   if (c.has_grab_vertex() && (c.grab_vertex() < 0 || c.grab_vertex() >= num_vertices))
     return "grab_vertex: must be unset (nearest) or a vertex id below " +
            std::to_string(num_vertices);

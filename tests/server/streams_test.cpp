@@ -240,6 +240,13 @@ TEST_F(Streams, AConstraintToolIsPushedOutOfTheBodyAtEveryDepth) {
   ASSERT_TRUE(stream->Write(bad));
   ASSERT_TRUE(stream->Read(&reply));
   EXPECT_EQ(reply.rejected(), "friction_coefficient: must lie in [0, 10]");
+  for (double reach : {-1e-3, 0.2, std::nan("")}) {
+    bad = constraint_poke(101, y0);
+    bad.set_candidate_reach(reach);
+    ASSERT_TRUE(stream->Write(bad));
+    ASSERT_TRUE(stream->Read(&reply));
+    EXPECT_EQ(reply.rejected(), "candidate_reach: must lie in [0, 0.1] m") << reach;
+  }
   stream->WritesDone();
   EXPECT_TRUE(stream->Finish().ok());
 
