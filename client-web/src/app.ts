@@ -294,6 +294,8 @@ export class App {
   private onForce(reply: ForceReply): void {
     this.hud.roundTrip(performance.now() - reply.clientTimeS * 1000);
     this.probe.roundTripMs = this.hud.roundTripMedian;
+    // Twice the median: a bound on the round trips the loop meets, with their spread.
+    if (Number.isFinite(this.probe.roundTripMs)) this.tools.linkDelayS = (2 * this.probe.roundTripMs) / 1000;
     if (reply.rejected) {
       this.showError(`Tool command rejected: ${reply.rejected}`);
       return;

@@ -10,6 +10,7 @@ import * as THREE from "three";
 import { MOUSE } from "three";
 import { ContactModel, ToolMode, ToolShape } from "../gen/softbody/v1/interact_pb";
 import type { BodyView } from "../render/view";
+import { CandidateReach } from "./candidate_reach";
 
 export type ToolKind = "orbit" | "grab" | "poke";
 
@@ -24,6 +25,7 @@ export interface ToolCommandInit {
   grabStiffness: number;
   contactModel: ContactModel;
   frictionCoefficient: number;
+  candidateReach: number;
   pose: { position: { x: number; y: number; z: number } };
   velocity: { x: number; y: number; z: number };
 }
@@ -34,6 +36,10 @@ export class ToolController {
   // Poke by constraint contact (non-penetration, Coulomb friction) rather than a penalty spring.
   constraintContact = false;
   frictionCoefficient = 0.3;
+  // How long a reply may take [s] (set from the measured round trips): with the tool's speed it
+  // sets the candidate reach a constraint poke asks for (candidate_reach.ts).
+  linkDelayS = 0;
+  private readonly reach = new CandidateReach();
 
   /** Where the poking sphere is while it presses (null otherwise). */
   get pokePosition(): { x: number; y: number; z: number } | null {
@@ -131,6 +137,7 @@ export class ToolController {
     }
     this.lastTarget = active ? this.target.clone() : null;
     this.lastTime = nowMs;
+    this.reach.update(Math.hypot(velocity.x, velocity.y, velocity.z), dt);
     const base = {
       sessionId,
       sequence: ++this.sequence,
@@ -140,6 +147,7 @@ export class ToolController {
       grabStiffness: this.grabStiffness,
       contactModel: this.constraintContact ? ContactModel.CONSTRAINT : ContactModel.PENALTY,
       frictionCoefficient: this.constraintContact ? this.frictionCoefficient : 0,
+      candidateReach: this.constraintContact ? this.reach.reach(this.linkDelayS) : 0,
       pose: { position: { x: this.target.x, y: this.target.y, z: this.target.z } },
       velocity,
     };
