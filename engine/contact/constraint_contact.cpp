@@ -197,7 +197,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   keep_nearest_reached(obstacles, result.points);
   // At the free motion, at the step's start (where any contact may push: the free motion drops
   // every contact force, so parts pressed together spring apart in it) and, continuously, where a
-  // vertex crossed a face during the step.
+  // vertex crossed a face or an edge crossed an edge during the step.
   if (o.self)
     detector_.detect_self_over_step(p_start, p, o.margin * diagonal, o.self_mu, o.self_continuous,
                                     result.points);

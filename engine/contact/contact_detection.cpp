@@ -22,38 +22,6 @@ const Vec3& at(const Vec3Array& x, Index v) {
   return x[static_cast<size_t>(v)];
 }
 
-// Closest points of segments p1-q1 and p2-q2: parameters s, t in [0, 1] (Ericson 5.1.9).
-void closest_segments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, double& s,
-                      double& t) {
-  const Vec3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
-  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
-  if (a <= 1e-300 && e <= 1e-300) {
-    s = t = 0;
-    return;
-  }
-  if (a <= 1e-300) {
-    s = 0;
-    t = std::clamp(f / e, 0.0, 1.0);
-    return;
-  }
-  const double c = d1.dot(r);
-  if (e <= 1e-300) {
-    t = 0;
-    s = std::clamp(-c / a, 0.0, 1.0);
-    return;
-  }
-  const double b = d1.dot(d2), denom = a * e - b * b;
-  s = denom > 0 ? std::clamp((b * f - c * e) / denom, 0.0, 1.0) : 0.0;
-  t = (b * s + f) / e;
-  if (t < 0) {
-    t = 0;
-    s = std::clamp(-c / a, 0.0, 1.0);
-  } else if (t > 1) {
-    t = 1;
-    s = std::clamp((b - c) / a, 0.0, 1.0);
-  }
-}
-
 // Barycentric weights of the triangle point closest to segment s0-s1.
 std::array<double, 3> closest_to_segment(const Vec3& s0, const Vec3& s1, const Vec3& a,
                                          const Vec3& b, const Vec3& c) {
@@ -94,6 +62,37 @@ std::array<double, 3> closest_to_segment(const Vec3& s0, const Vec3& s1, const V
 }
 
 }  // namespace
+
+void closest_segments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, double& s,
+                      double& t) {
+  const Vec3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+  const double a = d1.squaredNorm(), e = d2.squaredNorm(), f = d2.dot(r);
+  if (a <= 1e-300 && e <= 1e-300) {
+    s = t = 0;
+    return;
+  }
+  if (a <= 1e-300) {
+    s = 0;
+    t = std::clamp(f / e, 0.0, 1.0);
+    return;
+  }
+  const double c = d1.dot(r);
+  if (e <= 1e-300) {
+    t = 0;
+    s = std::clamp(-c / a, 0.0, 1.0);
+    return;
+  }
+  const double b = d1.dot(d2), denom = a * e - b * b;
+  s = denom > 0 ? std::clamp((b * f - c * e) / denom, 0.0, 1.0) : 0.0;
+  t = (b * s + f) / e;
+  if (t < 0) {
+    t = 0;
+    s = std::clamp(-c / a, 0.0, 1.0);
+  } else if (t > 1) {
+    t = 1;
+    s = std::clamp((b - c) / a, 0.0, 1.0);
+  }
+}
 
 void append_feature(const Triangle& tri, const std::array<double, 3>& w, double scale,
                     ContactPoint& c) {

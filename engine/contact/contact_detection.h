@@ -71,7 +71,9 @@ class ContactDetector {
   // a pair found at both keeps x's feature and normal. With `continuous`, each boundary vertex
   // left without a vertex-face contact that crossed a boundary face from outside during the step
   // (every vertex moving linearly from start to x) gets one with that face: a vertex faster than
-  // the margin plus half an edge per step passes detect_self's reach unseen.
+  // the margin plus half an edge per step passes detect_self's reach unseen. And each boundary
+  // edge whose ends got no self contact that crossed another boundary edge between their ends
+  // gets an edge-edge contact there (a ridge passing through a ridge, no vertex meeting a face).
   void detect_self_over_step(const Vec3Array& start, const Vec3Array& x, double margin, double mu,
                              bool continuous, std::vector<ContactPoint>& out);
 
@@ -81,8 +83,13 @@ class ContactDetector {
   void detect_triangles(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
                         double margin, std::vector<ContactPoint>& out) const;
 
-  // The continuous half of detect_self_over_step (engine/contact/self_crossings.cpp).
+  // The continuous half of detect_self_over_step (engine/contact/self_crossings.cpp): vertices
+  // across faces, then edges across edges (each boundary edge whose ends have no self contact
+  // yet, against the boundary edges of the faces its path sweeps: the earliest crossing in both
+  // edges' interiors; its normal is across both edges at x, on the side the edge started on).
   void detect_self_crossings(const Vec3Array& start, const Vec3Array& x, double mu,
+                             std::vector<ContactPoint>& out);
+  void detect_edge_crossings(const Vec3Array& start, const Vec3Array& x, double mu,
                              std::vector<ContactPoint>& out);
   // Fills surroundings_ (once, at the first detect_self).
   void find_surroundings();
@@ -119,6 +126,11 @@ void append_feature(const Triangle& tri, const std::array<double, 3>& w, double 
 // (P = x_v - sum w_i x_i, append_feature's corners), the face's unit `normal`; gap and point unset.
 ContactPoint self_vertex_face_contact(Index v, const Triangle& tri, const std::array<double, 3>& w,
                                       const Vec3& normal, double mu);
+
+// Closest points of segments p1-q1 and p2-q2: parameters s, t in [0, 1] (Ericson, Real-Time
+// Collision Detection, 5.1.9).
+void closest_segments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, double& s,
+                      double& t);
 
 // The point of triangle (a, b, c) closest to p, as barycentric weights (Ericson, Real-Time
 // Collision Detection, 5.1.5).

@@ -29,9 +29,9 @@ struct ContactOptions {
   // constraint contacts with Coulomb friction `self_mu`.
   bool self = false;
   double self_mu = 0;
-  // Also each boundary vertex that crossed a boundary face during the step (continuous detection:
-  // a fast fold moves a vertex further than the margin plus half an edge, out of the discrete
-  // detection's reach).
+  // Also each boundary vertex that crossed a boundary face, and each boundary edge that crossed a
+  // boundary edge, during the step (continuous detection: a fast fold moves the surface further
+  // than the margin plus half an edge, out of the discrete detection's reach).
   bool self_continuous = true;
 };
 

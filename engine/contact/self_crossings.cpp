@@ -1,7 +1,10 @@
 // Self contact over a step (ContactDetector::detect_self_over_step): the discrete detections at
-// the step's end and start, merged, and the continuous one: boundary vertices that crossed a
+// the step's end and start, merged, and the continuous ones: boundary vertices that crossed a
 // boundary face during the step, found as the first time the vertex and the moving triangle are
-// coplanar with the vertex inside it (every vertex moving linearly: a cubic in t).
+// coplanar with the vertex inside it, and boundary edges that crossed boundary edges, found as the
+// first time the two moving edges are coplanar and meet (every vertex moving linearly: cubics in
+// t). A segment and a triangle that start apart can come to intersect only through one of these
+// two events, so together they see every surface crossing that happens within a step.
 #include <algorithm>
 #include <cmath>
 
@@ -13,6 +16,10 @@ namespace {
 const Vec3& at(const Vec3Array& x, Index v) {
   return x[static_cast<size_t>(v)];
 }
+
+// Two edges cross (and have a normal across both) where the sine of their angle exceeds this (as
+// for the discrete crossing creases).
+constexpr double kEdgesCross = 0.2;
 
 // k0 + k1 t + k2 t^2 + k3 t^3.
 struct Cubic {
@@ -76,7 +83,10 @@ void ContactDetector::detect_self_over_step(const Vec3Array& start, const Vec3Ar
       if (std::none_of(begin, out.end(), same)) out.push_back(c);
     }
   }
-  if (continuous) detect_self_crossings(start, x, mu, out);
+  if (continuous) {
+    detect_self_crossings(start, x, mu, out);
+    detect_edge_crossings(start, x, mu, out);
+  }
 }
 
 void ContactDetector::detect_self_crossings(const Vec3Array& start, const Vec3Array& x, double mu,
@@ -135,6 +145,129 @@ void ContactDetector::detect_self_crossings(const Vec3Array& start, const Vec3Ar
         best.point = v1;
         best_time = time;
         return;
+      }
+    });
+    if (best.count > 0) out.push_back(best);
+  }
+}
+
+void ContactDetector::detect_edge_crossings(const Vec3Array& start, const Vec3Array& x, double mu,
+                                            std::vector<ContactPoint>& out) {
+  // An edge with an end in a vertex-face self contact (as the vertex) is held there, and a pair
+  // already in an edge-edge contact keeps it: a second row for the same meeting would make W
+  // nearly singular.
+  std::vector<char> held(x.size(), 0);
+  std::vector<std::array<Index, 4>> pairs;
+  for (const ContactPoint& c : out) {
+    if (c.obstacle != ContactPoint::kSelf) continue;
+    if (c.weights[0] == 1) {
+      held[static_cast<size_t>(c.vertices[0])] = 1;
+    } else if (c.count == 4) {
+      std::array<Index, 4> v = c.vertices;
+      std::sort(v.begin(), v.end());
+      pairs.push_back(v);
+    }
+  }
+  // The BVH holds the faces' swept boxes (detect_self_crossings refitted it). Each edge's own
+  // swept box, to pass over the far edges a query's faces bring that the near edge's path does
+  // not meet, and which near edge last looked at each far edge (an edge borders two faces).
+  const double on_edge = 1e-9 * mean_edge_;
+  std::vector<Box3> swept(surface_edges_.size());
+  for (size_t e = 0; e < surface_edges_.size(); ++e)
+    for (const Vec3Array* at_time : {&start, &x})
+      for (Index end : {surface_edges_[e].a, surface_edges_[e].b}) swept[e].grow(at(*at_time, end));
+  std::vector<Index> seen_by(surface_edges_.size(), -1);
+  // Two edges whose ends moved less than half a mean edge between them end less deep than the
+  // discrete detection's reach: convex creases crossing are found there at the step's end, and
+  // other edges only cross where vertices meet faces. So only pairs that moved faster are
+  // tested; a body at rest costs one pass over its edges.
+  const double behind = 0.5 * mean_edge_;
+  std::vector<double> moved(surface_edges_.size(), 0);
+  double fastest = 0;
+  for (size_t e = 0; e < surface_edges_.size(); ++e) {
+    for (Index end : {surface_edges_[e].a, surface_edges_[e].b})
+      moved[e] = std::max(moved[e], (at(x, end) - at(start, end)).norm());
+    fastest = std::max(fastest, moved[e]);
+  }
+  for (size_t ei = 0; ei < surface_edges_.size(); ++ei) {
+    const SurfaceEdge& near = surface_edges_[ei];
+    if (held[static_cast<size_t>(near.a)] || held[static_cast<size_t>(near.b)]) continue;
+    if (!(moved[ei] + fastest >= behind)) continue;
+    const auto i = static_cast<Index>(ei);
+    const Vec3 &p0s = at(start, near.a), &p1s = at(start, near.b);
+    const Vec3 &p0e = at(x, near.a), &p1e = at(x, near.b);
+    const Box3& box = swept[ei];
+    // The near edge's own surroundings (sorted lists: looked up only for the few far edges whose
+    // path meets the near edge's box, instead of marking them for every edge).
+    const auto surrounds = [&](Index v) {
+      for (Index end : {near.a, near.b}) {
+        const std::vector<Index>& around = surroundings_[static_cast<size_t>(end)];
+        if (std::binary_search(around.begin(), around.end(), v)) return true;
+      }
+      return false;
+    };
+    ContactPoint best;
+    double best_time = 2;
+    bvh_.for_each_overlapping(box, [&](Index t) {
+      for (Index j : triangle_edges_[static_cast<size_t>(t)]) {
+        if (j <= i) continue;  // each pair once; -1 (a non-manifold edge) never passes
+        if (seen_by[static_cast<size_t>(j)] == i) continue;
+        seen_by[static_cast<size_t>(j)] = i;
+        if (!(moved[ei] + moved[static_cast<size_t>(j)] >= behind)) continue;
+        if (!box.overlaps(swept[static_cast<size_t>(j)])) continue;
+        const SurfaceEdge& far = surface_edges_[static_cast<size_t>(j)];
+        if (held[static_cast<size_t>(far.a)] || held[static_cast<size_t>(far.b)]) continue;
+        if (surrounds(far.a) || surrounds(far.b)) continue;
+        std::array<Index, 4> pair = {near.a, near.b, far.a, far.b};
+        std::sort(pair.begin(), pair.end());
+        if (std::find(pairs.begin(), pairs.end(), pair) != pairs.end()) continue;
+        const Vec3 &q0s = at(start, far.a), &q1s = at(start, far.b);
+        const Vec3 &q0e = at(x, far.a), &q1e = at(x, far.b);
+        // f(t) = ((p1 - p0) x (q1 - q0)) . (q0 - p0): zero where the lines are coplanar.
+        const Vec3 d0 = p1s - p0s, dd = (p1e - p0e) - d0;
+        const Vec3 g0 = q1s - q0s, dg = (q1e - q0e) - g0;
+        const Vec3 r0 = q0s - p0s, dr = (q0e - p0e) - r0;
+        const Vec3 n0 = d0.cross(g0), n1 = d0.cross(dg) + dd.cross(g0), n2 = dd.cross(dg);
+        Cubic f{{n0.dot(r0), n0.dot(dr) + n1.dot(r0), n1.dot(dr) + n2.dot(r0), n2.dot(dr)}};
+        // From one side to the other; oriented so that it starts positive.
+        if (f.k[0] < 0)
+          for (double& k : f.k) k = -k;
+        if (!(f.k[0] > 0) || !(f(1) < 0)) continue;
+        double times[2];
+        const int count = crossings(f, times);
+        for (int c = 0; c < count; ++c) {
+          const double time = times[c];
+          if (!(time < best_time)) break;
+          const auto along = [time](const Vec3& a, const Vec3& b) -> Vec3 {
+            return a + time * (b - a);
+          };
+          const Vec3 p0 = along(p0s, p0e), p1 = along(p1s, p1e);
+          const Vec3 q0 = along(q0s, q0e), q1 = along(q1s, q1e);
+          double s, u;
+          closest_segments(p0, p1, q0, q1, s, u);
+          // Between the ends of both (an end that crossed is a vertex's event, against a face).
+          if (!(s > 1e-9 && s < 1 - 1e-9 && u > 1e-9 && u < 1 - 1e-9)) continue;
+          if (((p0 + s * (p1 - p0)) - (q0 + u * (q1 - q0))).norm() > on_edge) continue;  // apart
+          // The normal across both edges at the step's end, on the side the near edge started.
+          const Vec3 near_dir = p1e - p0e, far_dir = q1e - q0e;
+          Vec3 normal = near_dir.cross(far_dir);
+          if (!(normal.norm() > kEdgesCross * near_dir.norm() * far_dir.norm())) continue;
+          normal.normalize();
+          ContactPoint contact;
+          contact.obstacle = ContactPoint::kSelf;
+          contact.mu = mu;
+          contact.count = 4;
+          contact.vertices = {near.a, near.b, far.a, far.b};
+          contact.weights = {1 - s, s, -(1 - u), -u};
+          if (normal.dot(contact.position(start)) < 0) normal = -normal;
+          contact.normal = normal;
+          contact.gap = normal.dot(contact.position(x));
+          if (!(contact.gap < 0)) continue;  // turned rather than crossed: no direction to push in
+          contact.point = p0e + s * (p1e - p0e);
+          best = contact;
+          best_time = time;
+          break;
+        }
       }
     });
     if (best.count > 0) out.push_back(best);

@@ -5,6 +5,7 @@
 // Two ridges crossing meet edge against edge, where no vertex meets a face.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -102,6 +103,22 @@ TEST(SelfContact, ABlockThrownFasterThanHalfAnEdgePerStepStopsOnTheOther) {
   EXPECT_LT(without.lowest_upper, kSize / 2 - 5e-3);  // into the lower block, or through it
 }
 
+// Two tetrahedra of one mesh, vertices 0-3 and 4-7, each positively oriented.
+void orient_two_tetrahedra(TetMesh& mesh) {
+  mesh.tets = {{0, 1, 2, 3}, {4, 5, 6, 7}};
+  const auto at = [&](Index v) { return mesh.vertices[static_cast<size_t>(v)]; };
+  for (Tet& t : mesh.tets)
+    if ((at(t[1]) - at(t[0])).cross(at(t[2]) - at(t[0])).dot(at(t[3]) - at(t[0])) < 0)
+      std::swap(t[1], t[2]);
+}
+
+// The mesh's positions with the second tetrahedron moved by `by`.
+Vec3Array upper_moved(const TetMesh& mesh, const Vec3& by) {
+  Vec3Array x = mesh.vertices;
+  for (size_t v = 4; v < 8; ++v) x[v] += by;
+  return x;
+}
+
 // Continuous detection's geometry: two tetrahedra of one mesh, the upper's apex moved 1.2 down in
 // one step, through the lower's top face (y = 0) to 0.7 below it, beyond the discrete reach. The
 // contact is with that face at the point the apex crossed it, and the apex passing beside the
@@ -111,20 +128,9 @@ TEST(SelfContact, AVertexThatCrossedAFaceWithinTheStepMeetsItWhereItCrossed) {
   // Lower: its top face (0,0,0), (1,0,0), (0,0,1) faces +y. Upper: apex down at (0.25, 0.5, 0.25).
   mesh.vertices = {Vec3(0, 0, 0),         Vec3(1, 0, 0),   Vec3(0, 0, 1),   Vec3(0.3, -1, 0.3),
                    Vec3(0.25, 0.5, 0.25), Vec3(0, 1.5, 0), Vec3(1, 1.5, 0), Vec3(0, 1.5, 1)};
-  mesh.tets = {{0, 1, 2, 3}, {4, 5, 6, 7}};
-  for (Tet& t : mesh.tets)  // positive orientation
-    if ((mesh.vertices[static_cast<size_t>(t[1])] - mesh.vertices[static_cast<size_t>(t[0])])
-            .cross(mesh.vertices[static_cast<size_t>(t[2])] -
-                   mesh.vertices[static_cast<size_t>(t[0])])
-            .dot(mesh.vertices[static_cast<size_t>(t[3])] -
-                 mesh.vertices[static_cast<size_t>(t[0])]) < 0)
-      std::swap(t[1], t[2]);
+  orient_two_tetrahedra(mesh);
   const MeshTopology topology(mesh);
-  const auto moved = [&](const Vec3& by) {
-    Vec3Array x = mesh.vertices;
-    for (size_t v = 4; v < 8; ++v) x[v] += by;
-    return x;
-  };
+  const auto moved = [&](const Vec3& by) { return upper_moved(mesh, by); };
   const auto apex_contact = [&](const Vec3Array& end, bool continuous) {
     ContactDetector detector(topology, mesh.vertices);
     std::vector<ContactPoint> found;
@@ -149,6 +155,63 @@ TEST(SelfContact, AVertexThatCrossedAFaceWithinTheStepMeetsItWhereItCrossed) {
   EXPECT_LT((c.position(through) - Vec3(0, -0.7, 0)).norm(), 1e-12);
   // Beside the face: the apex passes down at x = z = 0.9 (0.9 + 0.9 > 1: outside the triangle).
   EXPECT_EQ(apex_contact(moved(Vec3(0.65, -1.2, 0.65)), true).count, 0);
+}
+
+// Continuous edge-edge detection's geometry: two tetrahedra of one mesh, each with an edge facing
+// the other's across (the lower's top edge along x at y = 0, the upper's bottom edge along z at
+// y = 0.5), the upper moved 2.5 down in one step: its edge passes the lower's at (0.2, 0, 0), 0.6
+// of the way along the lower edge and halfway along the upper, and ends 2 below it, beyond the
+// discrete reach (half a mean edge, 1.4). No vertex crosses a face: the edges' ends pass outside
+// the other tetrahedron. Passing beside the edge gives no contact of that pair.
+TEST(SelfContact, AnEdgeThatCrossedAnEdgeWithinTheStepMeetsItWhereItCrossed) {
+  TetMesh mesh;
+  mesh.vertices = {Vec3(-1, 0, 0),     Vec3(1, 0, 0),     Vec3(0, -3, -1),    Vec3(0, -3, 1),
+                   Vec3(0.2, 0.5, -2), Vec3(0.2, 0.5, 2), Vec3(-1, 1.5, 0.7), Vec3(1, 1.5, 0.7)};
+  orient_two_tetrahedra(mesh);
+  const MeshTopology topology(mesh);
+  const auto moved = [&](const Vec3& by) { return upper_moved(mesh, by); };
+  const auto is_pair = [](const ContactPoint& c) {
+    std::array<Index, 4> v = c.vertices;
+    std::sort(v.begin(), v.end());
+    return c.count == 4 && v == std::array<Index, 4>{0, 1, 4, 5};
+  };
+  const auto edge_contact = [&](const Vec3Array& end, bool continuous, int& vertex_face) {
+    ContactDetector detector(topology, mesh.vertices);
+    std::vector<ContactPoint> found;
+    detector.detect_self_over_step(mesh.vertices, end, 0.01, 0.2, continuous, found);
+    vertex_face = 0;
+    ContactPoint pair;
+    for (const ContactPoint& c : found) {
+      if (c.weights[0] == 1) ++vertex_face;
+      if (is_pair(c)) pair = c;
+    }
+    return pair;
+  };
+  const Vec3Array through = moved(Vec3(0, -2.5, 0));
+  int vertex_face = 0;
+  EXPECT_EQ(edge_contact(through, false, vertex_face).count, 0);  // 2 deep: out of reach
+  const ContactPoint c = edge_contact(through, true, vertex_face);
+  EXPECT_EQ(vertex_face, 0) << "no vertex crossed a face";
+  ASSERT_EQ(c.count, 4);
+  EXPECT_EQ(c.mu, 0.2);
+  // The near edge's point minus the far edge's: the lower edge's point (0.2, 0, 0) and the upper
+  // edge's (0.2, -2, 0) at the step's end; the normal across both (y), pointing the way the near
+  // side lay at the start, so the gap there was +0.5 and is -2 now.
+  EXPECT_NEAR(std::abs(c.normal.y()), 1, 1e-12);
+  EXPECT_NEAR(c.normal.dot(c.position(mesh.vertices)), 0.5, 1e-9);
+  EXPECT_NEAR(c.gap, -2, 1e-9);
+  EXPECT_NEAR(c.normal.dot(c.position(through)), -2, 1e-9);
+  double weight_sum = 0;
+  for (int i = 0; i < 4; ++i) {
+    const Index v = c.vertices[static_cast<size_t>(i)];
+    const double w = std::abs(c.weights[static_cast<size_t>(i)]);
+    weight_sum += c.weights[static_cast<size_t>(i)];
+    const double expected = v == 0 ? 0.4 : v == 1 ? 0.6 : 0.5;  // (0.2 + 1) / 2 along the lower
+    EXPECT_NEAR(w, expected, 1e-9) << "vertex " << v;
+  }
+  EXPECT_NEAR(weight_sum, 0, 1e-12);  // a rigid motion moves no self contact point
+  // Beside the lower edge: moved 5 along x too, the upper edge passes y = 0 at x = 1.2 > 1.
+  EXPECT_EQ(edge_contact(moved(Vec3(5, -2.5, 0)), true, vertex_face).count, 0);
 }
 
 TEST(SelfContact, FrictionBetweenTheBlocksHoldsBelowCoulombsAngle) {
