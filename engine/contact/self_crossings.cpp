@@ -4,7 +4,8 @@
 // coplanar with the vertex inside it, and boundary edges that crossed boundary edges, found as the
 // first time the two moving edges are coplanar and meet (every vertex moving linearly: cubics in
 // t). A segment and a triangle that start apart can come to intersect only through one of these
-// two events, so together they see every surface crossing that happens within a step.
+// two events, so together they see every surface crossing within a step that the discrete
+// detection's reach misses.
 #include <algorithm>
 #include <cmath>
 
