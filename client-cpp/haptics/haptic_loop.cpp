@@ -190,7 +190,10 @@ v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const V
 
 double HapticLoop::candidate_reach(const Vec3& velocity, double dt) {
   const double speed = std::hypot(velocity[0], velocity[1], velocity[2]);
-  peak_speed_ = std::max(speed, peak_speed_ * std::exp(-std::max(dt, 0.0) / 1.0));
+  // A device's non-finite velocity is ignored (a NaN peak would make every later command's reach
+  // NaN, which the server rejects).
+  const double decay = std::isfinite(dt) && dt > 0 ? std::exp(-dt / 1.0) : 1.0;
+  peak_speed_ = std::max(std::isfinite(speed) ? speed : 0.0, peak_speed_ * decay);
   const double requested = options_.tool.candidate_reach;
   // The problem this command gets is built around this pose and used from its arrival, a round
   // trip later, until a newer one replaces it, up to another when a loss holds the link back:
@@ -200,7 +203,7 @@ double HapticLoop::candidate_reach(const Vec3& velocity, double dt) {
   // surface at first touch on a 150 ms link with loss).
   const double reach =
       requested >= 0 ? requested : 3 * peak_speed_ * link_delay_s_.load(std::memory_order_relaxed);
-  return std::clamp(reach, 0.0, 0.1);
+  return std::isfinite(reach) ? std::clamp(reach, 0.0, 0.1) : 0.0;
 }
 
 Vec3 HapticLoop::model_force(TimedModel& m, const Vec3& position, const Vec3& velocity) {

@@ -120,21 +120,25 @@ codec::ToolContactModel obstacle_model(int obstacle, const Vec3& position,
 
 // A reach (ContactParameters::reach) widens an obstacle's candidates to features that may close
 // before a haptic client's next reply: on a finely meshed body that can be hundreds, each a row
-// of W (half-solves every step) and of the problem re-solved at 1 kHz, which holds at most
-// kMaxModelContacts. So such an obstacle keeps its nearest kMaxModelContacts (smallest gaps:
-// those within the plain margin, and any penetrating, come first).
-void keep_nearest_reached(std::span<const Obstacle> obstacles, std::vector<ContactPoint>& points) {
+// of W (half-solves every step), of the problem re-solved at 1 kHz and of the reply that carries
+// it (W is dense: 64 contacts are 300 kB a step, 30 MB/s at 100 Hz, on the slow links the reach
+// is for). So the features beyond the plain margin are capped at their kMaxReachedCandidates
+// nearest; those within `margin` (and any penetrating) are the step's own contacts and all stay.
+constexpr size_t kMaxReachedCandidates = 16;
+
+void keep_nearest_reached(std::span<const Obstacle> obstacles, double margin,
+                          std::vector<ContactPoint>& points) {
   for (size_t i = 0; i < obstacles.size(); ++i) {
     if (!(obstacles[i].contact.reach > 0)) continue;
-    std::vector<size_t> mine;
+    std::vector<size_t> reached;  // beyond the margin
     for (size_t k = 0; k < points.size(); ++k)
-      if (points[k].obstacle == static_cast<int>(i)) mine.push_back(k);
-    const auto limit = static_cast<size_t>(ContactResult::kMaxModelContacts);
-    if (mine.size() <= limit) continue;
-    std::stable_sort(mine.begin(), mine.end(),
+      if (points[k].obstacle == static_cast<int>(i) && !(points[k].gap < margin))
+        reached.push_back(k);
+    if (reached.size() <= kMaxReachedCandidates) continue;
+    std::stable_sort(reached.begin(), reached.end(),
                      [&](size_t a, size_t b) { return points[a].gap < points[b].gap; });
     std::vector<char> drop(points.size(), 0);
-    for (size_t k = limit; k < mine.size(); ++k) drop[mine[k]] = 1;
+    for (size_t k = kMaxReachedCandidates; k < reached.size(); ++k) drop[reached[k]] = 1;
     size_t kept = 0;
     for (size_t k = 0; k < points.size(); ++k)
       if (!drop[k]) points[kept++] = points[k];
@@ -194,7 +198,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   };
   auto clock = Clock::now();
   result.points = detector_.detect(posed, centres, p, o.margin * diagonal);
-  keep_nearest_reached(obstacles, result.points);
+  keep_nearest_reached(obstacles, o.margin * diagonal, result.points);
   // At the free motion, at the step's start (where any contact may push: the free motion drops
   // every contact force, so parts pressed together spring apart in it) and, continuously, where a
   // vertex crossed a face or an edge crossed an edge during the step.

@@ -28,12 +28,10 @@ struct Cubic {
   double operator()(double t) const { return k[0] + t * (k[1] + t * (k[2] + t * k[3])); }
 };
 
-// The times in (0, 1] where `f` changes sign from positive to non-positive (at most two: a cubic
-// has three roots), ascending, given f(0) > 0 and f(1) < 0. The cubic is monotone between its
-// critical points, so each piece holds at most one root and bisection finds it.
-int crossings(const Cubic& f, double times[2]) {
-  // Critical points: roots of k1 + 2 k2 t + 3 k3 t^2 inside (0, 1), ascending.
-  double cuts[4] = {0, 1, 1, 1};
+// Cuts (0, 1) at the cubic's critical points: `cuts` gets 0, the critical points inside, 1
+// (ascending); returns how many. Between two cuts the cubic is monotone.
+int monotone_pieces(const Cubic& f, double cuts[4]) {
+  cuts[0] = 0;
   int count = 1;
   const double a = 3 * f.k[3], b = 2 * f.k[2], c = f.k[1];
   if (std::abs(a) > 1e-300) {
@@ -50,17 +48,43 @@ int crossings(const Cubic& f, double times[2]) {
     if (r > 0 && r < 1) cuts[count++] = r;
   }
   cuts[count++] = 1;
-  int found = 0;
-  for (int i = 0; i + 1 < count && found < 2; ++i) {
-    double lo = cuts[i], hi = cuts[i + 1];
-    if (!(f(lo) > 0 && f(hi) <= 0)) continue;
-    for (int it = 0; it < 60 && hi - lo > 1e-14; ++it) {
-      const double mid = 0.5 * (lo + hi);
-      (f(mid) > 0 ? lo : hi) = mid;
-    }
-    times[found++] = hi;
+  return count;
+}
+
+// The root of f in [lo, hi], where f is monotone and changes sign (bisection).
+double root_between(const Cubic& f, double lo, double hi) {
+  const bool rising = f(lo) < f(hi);
+  for (int it = 0; it < 60 && hi - lo > 1e-14; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    ((f(mid) < 0) == rising ? lo : hi) = mid;
   }
+  return hi;
+}
+
+// The times in (0, 1] where `f` changes sign from positive to non-positive (at most two: a cubic
+// has three roots), ascending, given f(0) > 0 and f(1) < 0.
+int crossings(const Cubic& f, double times[2]) {
+  double cuts[4];
+  const int count = monotone_pieces(f, cuts);
+  int found = 0;
+  for (int i = 0; i + 1 < count && found < 2; ++i)
+    if (f(cuts[i]) > 0 && f(cuts[i + 1]) <= 0)
+      times[found++] = root_between(f, cuts[i], cuts[i + 1]);
   if (found == 0) times[found++] = 1;  // only through round-off at the cuts: f(1) < 0 holds one
+  return found;
+}
+
+// Every time in (0, 1] where `f` changes sign, either way (at most three), ascending: two edges
+// may meet where their lines become coplanar from either side (they turn within the step).
+int sign_changes(const Cubic& f, double times[3]) {
+  double cuts[4];
+  const int count = monotone_pieces(f, cuts);
+  int found = 0;
+  for (int i = 0; i + 1 < count; ++i) {
+    const double lo = f(cuts[i]), hi = f(cuts[i + 1]);
+    if ((lo > 0 && hi <= 0) || (lo < 0 && hi >= 0))
+      times[found++] = root_between(f, cuts[i], cuts[i + 1]);
+  }
   return found;
 }
 
@@ -229,13 +253,10 @@ void ContactDetector::detect_edge_crossings(const Vec3Array& start, const Vec3Ar
         const Vec3 g0 = q1s - q0s, dg = (q1e - q0e) - g0;
         const Vec3 r0 = q0s - p0s, dr = (q0e - p0e) - r0;
         const Vec3 n0 = d0.cross(g0), n1 = d0.cross(dg) + dd.cross(g0), n2 = dd.cross(dg);
-        Cubic f{{n0.dot(r0), n0.dot(dr) + n1.dot(r0), n1.dot(dr) + n2.dot(r0), n2.dot(dr)}};
-        // From one side to the other; oriented so that it starts positive.
-        if (f.k[0] < 0)
-          for (double& k : f.k) k = -k;
-        if (!(f.k[0] > 0) || !(f(1) < 0)) continue;
-        double times[2];
-        const int count = crossings(f, times);
+        const Cubic f{{n0.dot(r0), n0.dot(dr) + n1.dot(r0), n1.dot(dr) + n2.dot(r0), n2.dot(dr)}};
+        // Each time the lines become coplanar (the edges may meet there), earliest first.
+        double times[3];
+        const int count = sign_changes(f, times);
         for (int c = 0; c < count; ++c) {
           const double time = times[c];
           if (!(time < best_time)) break;
