@@ -152,7 +152,7 @@ void HapticLoop::on_reply(const v1::ForceReply& reply, Clock::time_point receive
 }
 
 v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const Vec3& velocity,
-                                    const DeviceState& device) const {
+                                    const DeviceState& device, double reach) const {
   const ToolSettings& t = options_.tool;
   v1::ToolCommand c;
   c.set_sequence(sequence_);
@@ -181,7 +181,7 @@ v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const V
   // A hand feels constraint contact through a spring it can render (virtual coupling).
   if (t.contact_model == v1::CONTACT_MODEL_CONSTRAINT) {
     c.set_coupling_stiffness(t.contact_stiffness);
-    c.set_candidate_reach(reach_);
+    c.set_candidate_reach(reach);
   }
   c.set_grab_stiffness(t.grab_stiffness);
   c.set_grab_damping(t.grab_damping);
@@ -256,12 +256,12 @@ void HapticLoop::tick(double time_s, double dt) {
   device_.write_force(
       {w.force_scale * force[0], w.force_scale * force[1], w.force_scale * force[2]}, time_s);
 
-  reach_ = candidate_reach(velocity, dt);
+  const double reach = candidate_reach(velocity, dt);
   if (connected) {
-    if (stream_->send(command(time_s, position, velocity, device))) {
+    if (stream_->send(command(time_s, position, velocity, device, reach))) {
       ++sequence_;
       if (options_.tool.contact_model == v1::CONTACT_MODEL_CONSTRAINT)
-        largest_reach_ = std::max(largest_reach_, reach_);
+        largest_reach_ = std::max(largest_reach_, reach);
     }
   } else {
     ++disconnected_ticks_;

@@ -149,8 +149,9 @@ class HapticLoop {
   void retire_stream();
   void on_reply(const softbody::v1::ForceReply& reply,
                 std::chrono::steady_clock::time_point received);
+  // `reach`: its candidate_reach (sent with constraint contact).
   softbody::v1::ToolCommand command(double time_s, const Vec3& position, const Vec3& velocity,
-                                    const DeviceState& device) const;
+                                    const DeviceState& device, double reach) const;
   // ToolCommand.candidate_reach for this tick; updates the peak speed it follows.
   double candidate_reach(const Vec3& velocity, double dt);
   double seconds(std::chrono::steady_clock::time_point t) const;
@@ -179,7 +180,7 @@ class HapticLoop {
   codec::ToolContactModel last_problem_;  // the newest received (reply thread)
   double largest_force_ = 0;              // [N], output
   double peak_speed_ = 0;                 // [m/s], decaying with a 1 s time constant
-  double reach_ = 0, largest_reach_ = 0;  // [m]: this tick's candidate reach, the largest sent
+  double largest_reach_ = 0;              // [m]: the largest candidate reach sent
   long commands_sent_ = 0, commands_coalesced_ = 0, replies_ = 0;
   double rate_window_start_ = 0;
   long rate_window_ticks_ = 0;

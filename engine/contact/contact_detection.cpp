@@ -15,8 +15,6 @@ constexpr double kOnFeature = 1e-9;
 constexpr double kOverFace = 0.9;
 // ... and the face's normal must oppose the vertex's outward normal by at least this (cosine).
 constexpr double kFacing = 0.3;
-// Two edges cross (and have a normal across both) where the sine of their angle exceeds this.
-constexpr double kCrossing = 0.2;
 
 const Vec3& at(const Vec3Array& x, Index v) {
   return x[static_cast<size_t>(v)];
@@ -117,6 +115,18 @@ ContactPoint self_vertex_face_contact(Index v, const Triangle& tri, const std::a
   contact.weights[0] = 1;
   contact.count = 1;
   append_feature(tri, w, -1, contact);
+  return contact;
+}
+
+ContactPoint self_edge_edge_contact(Index a, Index b, double s, Index c, Index d, double u,
+                                    const Vec3& normal, double mu) {
+  ContactPoint contact;
+  contact.obstacle = ContactPoint::kSelf;
+  contact.mu = mu;
+  contact.normal = normal;
+  contact.count = 4;
+  contact.vertices = {a, b, c, d};
+  contact.weights = {1 - s, s, -(1 - u), -u};
   return contact;
 }
 
@@ -434,7 +444,7 @@ void ContactDetector::detect_crossing_creases(const Vec3Array& x, double margin,
         // The normal across both edges, on the far crease's outward side; nearly parallel edges
         // have none (and lie along each other's faces: their vertices meet those faces).
         const Vec3 across = (p1 - p0).cross(q1 - q0);
-        if (!(across.norm() > kCrossing * (p1 - p0).norm() * (q1 - q0).norm())) continue;
+        if (!(across.norm() > kCrossingSine * (p1 - p0).norm() * (q1 - q0).norm())) continue;
         const Vec3 normal =
             across.dot(far_normal) >= 0 ? across.normalized() : -across.normalized();
         if (!(normal.dot(far_normal) > kFacing) || !(normal.dot(near_normal) < -kFacing)) continue;
@@ -448,14 +458,9 @@ void ContactDetector::detect_crossing_creases(const Vec3Array& x, double margin,
         if (!(distance < reach) || !(distance < best_distance)) continue;
         const double gap = normal.dot(offset);
         if (gap < -behind || !(gap < margin)) continue;
-        ContactPoint contact;
-        contact.obstacle = ContactPoint::kSelf;
-        contact.mu = mu;
-        contact.normal = normal;
+        ContactPoint contact =
+            self_edge_edge_contact(near.a, near.b, s, far.a, far.b, u, normal, mu);
         contact.gap = gap;
-        contact.count = 4;
-        contact.vertices = {near.a, near.b, far.a, far.b};
-        contact.weights = {1 - s, s, -(1 - u), -u};
         contact.point = p0 + s * (p1 - p0);
         best = contact;
         best_distance = distance;

@@ -64,6 +64,8 @@ class ContactDetector {
   // vertex-face contacts already hold them, and near-duplicate rows would make W near-singular).
   void detect_self(const Vec3Array& x, double margin, double mu, std::vector<ContactPoint>& out);
   static constexpr double kCreaseDegrees = 45;
+  // Two edges cross (and have a normal across both) where the sine of their angle exceeds this.
+  static constexpr double kCrossingSine = 0.2;
   // Self contacts of a step that moved the body from `start` to `x` (appended to `out`, which
   // holds the step's other contacts): detect_self at x; where any contact may push (`out` or
   // those found at x are not empty), also at `start`, since a free motion drops every contact
@@ -131,6 +133,12 @@ ContactPoint self_vertex_face_contact(Index v, const Triangle& tri, const std::a
 // Collision Detection, 5.1.9).
 void closest_segments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3& q2, double& s,
                       double& t);
+
+// Self contact of edge (a, b) at parameter s (the near side) with edge (c, d) at parameter u:
+// P = (1 - s) x_a + s x_b - (1 - u) x_c - u x_d, the unit `normal` across both; gap and point
+// unset.
+ContactPoint self_edge_edge_contact(Index a, Index b, double s, Index c, Index d, double u,
+                                    const Vec3& normal, double mu);
 
 // The point of triangle (a, b, c) closest to p, as barycentric weights (Ericson, Real-Time
 // Collision Detection, 5.1.5).

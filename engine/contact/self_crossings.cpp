@@ -18,15 +18,19 @@ const Vec3& at(const Vec3Array& x, Index v) {
   return x[static_cast<size_t>(v)];
 }
 
-// Two edges cross (and have a normal across both) where the sine of their angle exceeds this (as
-// for the discrete crossing creases).
-constexpr double kEdgesCross = 0.2;
-
 // k0 + k1 t + k2 t^2 + k3 t^3.
 struct Cubic {
   double k[4];
   double operator()(double t) const { return k[0] + t * (k[1] + t * (k[2] + t * k[3])); }
 };
+
+// (A(t) x B(t)) . C(t) for vectors moving linearly over the step, A(t) = a + t da (and so on): the
+// coplanarity test of a vertex and a triangle, or of two edges' lines.
+Cubic triple_product(const Vec3& a, const Vec3& da, const Vec3& b, const Vec3& db, const Vec3& c,
+                     const Vec3& dc) {
+  const Vec3 n0 = a.cross(b), n1 = a.cross(db) + da.cross(b), n2 = da.cross(db);
+  return {{n0.dot(c), n0.dot(dc) + n1.dot(c), n1.dot(dc) + n2.dot(c), n2.dot(dc)}};
+}
 
 // Cuts (0, 1) at the cubic's critical points: `cuts` gets 0, the critical points inside, 1
 // (ascending); returns how many. Between two cuts the cubic is monotone.
@@ -143,11 +147,8 @@ void ContactDetector::detect_self_crossings(const Vec3Array& start, const Vec3Ar
       // distance from the face (outward positive: boundary faces turn counter-clockwise outside).
       const Vec3 &a0 = at(start, tri[0]), &b0 = at(start, tri[1]), &c0 = at(start, tri[2]);
       const Vec3 &a1 = at(x, tri[0]), &b1 = at(x, tri[1]), &c1 = at(x, tri[2]);
-      const Vec3 e0 = b0 - a0, de = (b1 - a1) - e0;
-      const Vec3 g0 = c0 - a0, dg = (c1 - a1) - g0;
-      const Vec3 r0 = v0 - a0, dr = (v1 - a1) - r0;
-      const Vec3 n0 = e0.cross(g0), n1 = e0.cross(dg) + de.cross(g0), n2 = de.cross(dg);
-      const Cubic f{{n0.dot(r0), n0.dot(dr) + n1.dot(r0), n1.dot(dr) + n2.dot(r0), n2.dot(dr)}};
+      const Vec3 e0 = b0 - a0, g0 = c0 - a0, r0 = v0 - a0;
+      const Cubic f = triple_product(e0, (b1 - a1) - e0, g0, (c1 - a1) - g0, r0, (v1 - a1) - r0);
       // From outside the face at the start to behind it at the end.
       if (!(f.k[0] > 0) || !(f(1) < 0)) return;
       double times[2];
@@ -178,6 +179,19 @@ void ContactDetector::detect_self_crossings(const Vec3Array& start, const Vec3Ar
 
 void ContactDetector::detect_edge_crossings(const Vec3Array& start, const Vec3Array& x, double mu,
                                             std::vector<ContactPoint>& out) {
+  // Two edges whose ends moved less than half a mean edge between them end less deep than the
+  // discrete detection's reach: convex creases crossing are found there at the step's end, and
+  // other edges only cross where vertices meet faces. So only pairs that moved faster are
+  // tested; a body at rest costs one pass over its edges.
+  const double behind = 0.5 * mean_edge_;
+  std::vector<double> moved(surface_edges_.size(), 0);
+  double fastest = 0;
+  for (size_t e = 0; e < surface_edges_.size(); ++e) {
+    for (Index end : {surface_edges_[e].a, surface_edges_[e].b})
+      moved[e] = std::max(moved[e], (at(x, end) - at(start, end)).norm());
+    fastest = std::max(fastest, moved[e]);
+  }
+  if (!(2 * fastest >= behind)) return;
   // An edge with an end in a vertex-face self contact (as the vertex) is held there, and a pair
   // already in an edge-edge contact keeps it: a second row for the same meeting would make W
   // nearly singular.
@@ -202,18 +216,6 @@ void ContactDetector::detect_edge_crossings(const Vec3Array& start, const Vec3Ar
     for (const Vec3Array* at_time : {&start, &x})
       for (Index end : {surface_edges_[e].a, surface_edges_[e].b}) swept[e].grow(at(*at_time, end));
   std::vector<Index> seen_by(surface_edges_.size(), -1);
-  // Two edges whose ends moved less than half a mean edge between them end less deep than the
-  // discrete detection's reach: convex creases crossing are found there at the step's end, and
-  // other edges only cross where vertices meet faces. So only pairs that moved faster are
-  // tested; a body at rest costs one pass over its edges.
-  const double behind = 0.5 * mean_edge_;
-  std::vector<double> moved(surface_edges_.size(), 0);
-  double fastest = 0;
-  for (size_t e = 0; e < surface_edges_.size(); ++e) {
-    for (Index end : {surface_edges_[e].a, surface_edges_[e].b})
-      moved[e] = std::max(moved[e], (at(x, end) - at(start, end)).norm());
-    fastest = std::max(fastest, moved[e]);
-  }
   for (size_t ei = 0; ei < surface_edges_.size(); ++ei) {
     const SurfaceEdge& near = surface_edges_[ei];
     if (held[static_cast<size_t>(near.a)] || held[static_cast<size_t>(near.b)]) continue;
@@ -249,11 +251,9 @@ void ContactDetector::detect_edge_crossings(const Vec3Array& start, const Vec3Ar
         const Vec3 &q0s = at(start, far.a), &q1s = at(start, far.b);
         const Vec3 &q0e = at(x, far.a), &q1e = at(x, far.b);
         // f(t) = ((p1 - p0) x (q1 - q0)) . (q0 - p0): zero where the lines are coplanar.
-        const Vec3 d0 = p1s - p0s, dd = (p1e - p0e) - d0;
-        const Vec3 g0 = q1s - q0s, dg = (q1e - q0e) - g0;
-        const Vec3 r0 = q0s - p0s, dr = (q0e - p0e) - r0;
-        const Vec3 n0 = d0.cross(g0), n1 = d0.cross(dg) + dd.cross(g0), n2 = dd.cross(dg);
-        const Cubic f{{n0.dot(r0), n0.dot(dr) + n1.dot(r0), n1.dot(dr) + n2.dot(r0), n2.dot(dr)}};
+        const Vec3 d0 = p1s - p0s, g0 = q1s - q0s, r0 = q0s - p0s;
+        const Cubic f =
+            triple_product(d0, (p1e - p0e) - d0, g0, (q1e - q0e) - g0, r0, (q0e - p0e) - r0);
         // Each time the lines become coplanar (the edges may meet there), earliest first.
         double times[3];
         const int count = sign_changes(f, times);
@@ -273,17 +273,12 @@ void ContactDetector::detect_edge_crossings(const Vec3Array& start, const Vec3Ar
           // The normal across both edges at the step's end, on the side the near edge started.
           const Vec3 near_dir = p1e - p0e, far_dir = q1e - q0e;
           Vec3 normal = near_dir.cross(far_dir);
-          if (!(normal.norm() > kEdgesCross * near_dir.norm() * far_dir.norm())) continue;
+          if (!(normal.norm() > kCrossingSine * near_dir.norm() * far_dir.norm())) continue;
           normal.normalize();
-          ContactPoint contact;
-          contact.obstacle = ContactPoint::kSelf;
-          contact.mu = mu;
-          contact.count = 4;
-          contact.vertices = {near.a, near.b, far.a, far.b};
-          contact.weights = {1 - s, s, -(1 - u), -u};
-          if (normal.dot(contact.position(start)) < 0) normal = -normal;
-          contact.normal = normal;
-          contact.gap = normal.dot(contact.position(x));
+          ContactPoint contact =
+              self_edge_edge_contact(near.a, near.b, s, far.a, far.b, u, normal, mu);
+          if (normal.dot(contact.position(start)) < 0) contact.normal = -normal;
+          contact.gap = contact.normal.dot(contact.position(x));
           if (!(contact.gap < 0)) continue;  // turned rather than crossed: no direction to push in
           contact.point = p0e + s * (p1e - p0e);
           best = contact;

@@ -25,6 +25,36 @@ Mat3 jacobian_by_differences(F f, const Vec3& x, double h) {
   return j;
 }
 
+// The constraint tools' body: a 4 x 2 x 4 cm slab (5e4 Pa), its base held, no gravity, 10 ms steps.
+std::shared_ptr<const SimulationModel> held_slab() {
+  SimulationModel m = test::box_model({.nx = 6, .ny = 3, .nz = 6, .size = Vec3(0.04, 0.02, 0.04)},
+                                      {5e4, 0.3, 1000}, "ymin", Vec3::Zero());
+  m.options.dt = 0.01;
+  return std::make_shared<const SimulationModel>(m);
+}
+
+// One step of `model` from `s` (which becomes the state after it) with a constraint-contact
+// sphere of `radius` held at `centre`, looking `reach` beyond the contact margin.
+StepStats step_with_sphere(const std::shared_ptr<const SimulationModel>& model, SimulationState& s,
+                           const Vec3& centre, double radius, double reach = 0) {
+  Obstacle tool;
+  tool.shape = ObstacleShape::kSphere;
+  tool.radius = radius;
+  tool.trajectory = make_constant_trajectory(centre);
+  tool.contact.model = ContactModel::kConstraint;
+  tool.contact.reach = reach;
+  StepInputs inputs;
+  inputs.obstacles.push_back(tool);
+  return make_integrator(model)->step(s, inputs);
+}
+
+// The force on the tool at `centre` from a copy of its contact problem, re-solved there.
+Vec3 resolved_force(codec::ToolContactModel problem, const Vec3& centre) {
+  const std::array<double, 3> force =
+      codec::evaluate(problem, {centre.x(), centre.y(), centre.z()});
+  return Vec3(force[0], force[1], force[2]);
+}
+
 TEST(ToolForce, PokeAndGrabJacobiansMatchFiniteDifferences) {
   std::mt19937 random(3);
   std::uniform_real_distribution<double> unit(-1, 1);
@@ -68,25 +98,14 @@ TEST(ToolForce, PokeAndGrabJacobiansMatchFiniteDifferences) {
 // (J changes): that part of the force's change (here dFy/dz = 121 N/m beside dFy/dy = -826 N/m) is
 // outside the model, which holds its contacts.
 TEST(ToolForce, ConstraintContactStiffnessAndProblemMatchSteps) {
-  SimulationModel m = test::box_model({.nx = 6, .ny = 3, .nz = 6, .size = Vec3(0.04, 0.02, 0.04)},
-                                      {5e4, 0.3, 1000}, "ymin", Vec3::Zero());
-  m.options.dt = 0.01;
-  auto model = std::make_shared<const SimulationModel>(m);
+  const auto model = held_slab();
   const SimulationState start = rest_state(*model);
   // A sphere 1 mm into the top, off the vertices.
   const Vec3 centre(0.017, 0.02 + 0.006 - 0.001, 0.021);
   codec::ToolContactModel contact_model;
   auto step_with_tool_at = [&](const Vec3& c, Mat3* stiffness) {
-    Obstacle tool;
-    tool.shape = ObstacleShape::kSphere;
-    tool.radius = 0.006;
-    tool.trajectory = make_constant_trajectory(c);
-    tool.contact.model = ContactModel::kConstraint;
-    StepInputs inputs;
-    inputs.obstacles.push_back(tool);
-    auto integrator = make_integrator(model);
     SimulationState s = start;
-    const StepStats stats = integrator->step(s, inputs);
+    const StepStats stats = step_with_sphere(model, s, c, 0.006);
     if (stiffness) {
       *stiffness = stats.obstacle_stiffness.at(0);
       contact_model = stats.obstacle_models.at(0);
@@ -107,11 +126,7 @@ TEST(ToolForce, ConstraintContactStiffnessAndProblemMatchSteps) {
 
   // The tool's contact problem (haptic re-solves): at the stepped position it gives the step's
   // force; 0.3 mm deeper, the force of a step with the tool there; 3 mm above, none.
-  auto model_force = [&](const Vec3& c) {
-    codec::ToolContactModel copy = contact_model;
-    const std::array<double, 3> force = codec::evaluate(copy, {c.x(), c.y(), c.z()});
-    return Vec3(force[0], force[1], force[2]);
-  };
+  auto model_force = [&](const Vec3& c) { return resolved_force(contact_model, c); };
   EXPECT_LT((model_force(centre) - f).norm(), 1e-6 * f.norm());
   const Vec3 deeper = centre - Vec3(0, 3e-4, 0);
   const Vec3 stepped = step_with_tool_at(deeper, nullptr);
@@ -128,10 +143,7 @@ TEST(ToolForce, ConstraintContactStiffnessAndProblemMatchSteps) {
 // `contact.reach` the step takes that surface as candidates, which stay apart (the body moves as
 // without them) and give the re-solve the force a step with the tool there gives.
 TEST(ToolForce, ACandidateReachPutsSurfaceTheToolWillReachInItsContactProblem) {
-  SimulationModel m = test::box_model({.nx = 6, .ny = 3, .nz = 6, .size = Vec3(0.04, 0.02, 0.04)},
-                                      {5e4, 0.3, 1000}, "ymin", Vec3::Zero());
-  m.options.dt = 0.01;
-  auto model = std::make_shared<const SimulationModel>(m);
+  const auto model = held_slab();
   const SimulationState start = rest_state(*model);
   const double radius = 0.006;
   // 4 mm above the top (the margin is 1 % of the 60 mm diagonal), over a face's interior.
@@ -143,23 +155,10 @@ TEST(ToolForce, ACandidateReachPutsSurfaceTheToolWillReachInItsContactProblem) {
     Vec3Array p;
   };
   auto step_with_tool_at = [&](const Vec3& c, double reach) {
-    Obstacle tool;
-    tool.shape = ObstacleShape::kSphere;
-    tool.radius = radius;
-    tool.trajectory = make_constant_trajectory(c);
-    tool.contact.model = ContactModel::kConstraint;
-    tool.contact.reach = reach;
-    StepInputs inputs;
-    inputs.obstacles.push_back(tool);
-    auto integrator = make_integrator(model);
     SimulationState s = start;
-    const StepStats stats = integrator->step(s, inputs);
+    const StepStats stats = step_with_sphere(model, s, c, radius, reach);
     EXPECT_FALSE(stats.failed);
     return Stepped{stats.obstacle_forces.at(0), stats.obstacle_models.at(0), s.p};
-  };
-  auto model_force = [](codec::ToolContactModel problem, const Vec3& c) {
-    const std::array<double, 3> force = codec::evaluate(problem, {c.x(), c.y(), c.z()});
-    return Vec3(force[0], force[1], force[2]);
   };
   const Stepped narrow = step_with_tool_at(above, 0);
   const Stepped wide = step_with_tool_at(above, 0.006);
@@ -169,10 +168,10 @@ TEST(ToolForce, ACandidateReachPutsSurfaceTheToolWillReachInItsContactProblem) {
   EXPECT_EQ(wide.force, Vec3::Zero());
   EXPECT_TRUE(narrow.problem.empty()) << "nothing within the margin";
   ASSERT_FALSE(wide.problem.empty());
-  EXPECT_EQ(model_force(narrow.problem, pressed), Vec3::Zero()) << "the pen would sink";
+  EXPECT_EQ(resolved_force(narrow.problem, pressed), Vec3::Zero()) << "the pen would sink";
   // The face below holds the re-solve's tool out with the force of a step with the tool there;
   // the slanted candidates beside it (edges and vertices of the neighbouring faces) stay apart.
-  const Vec3 resolved = model_force(wide.problem, pressed);
+  const Vec3 resolved = resolved_force(wide.problem, pressed);
   EXPECT_LT((resolved - there.force).norm(), 1e-6 * there.force.norm())
       << resolved.transpose() << " vs " << there.force.transpose();
   // Apart, the candidates move nothing.
