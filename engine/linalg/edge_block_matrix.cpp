@@ -14,6 +14,7 @@ void EdgeBlockMatrix::resize(Index num_vertices, Index num_edges) {
 void EdgeBlockMatrix::set_zero() {
   for (Mat3& m : vertex_blocks) m.setZero();
   for (Mat3& m : edge_blocks) m.setZero();
+  edge_skew.clear();
 }
 
 void EdgeBlockMatrix::multiply(const MeshTopology& topology, const Vec3Array& x,
@@ -24,7 +25,11 @@ void EdgeBlockMatrix::multiply(const MeshTopology& topology, const Vec3Array& x,
     Vec3 sum = vertex_blocks[static_cast<size_t>(v)] * x[static_cast<size_t>(v)];
     for (const VertexEdge& ve : topology.vertex_edges(static_cast<Index>(v))) {
       const EdgeVertices& e = edges[static_cast<size_t>(ve.edge)];
-      const Mat3& k = edge_blocks[static_cast<size_t>(ve.edge)];
+      Mat3 k = edge_blocks[static_cast<size_t>(ve.edge)];
+      if (!edge_skew.empty()) {
+        const Mat3& s = edge_skew[static_cast<size_t>(ve.edge)];
+        k += ve.sign > 0 ? s : Mat3(-s);
+      }
       if (ve.sign > 0) {
         sum += k * x[static_cast<size_t>(e[1])];
       } else {
@@ -42,8 +47,9 @@ Eigen::MatrixXd EdgeBlockMatrix::to_dense(const MeshTopology& topology) const {
     k.block<3, 3>(3 * v, 3 * v) = vertex_blocks[static_cast<size_t>(v)];
   for (size_t e = 0; e < edge_blocks.size(); ++e) {
     const EdgeVertices& ev = topology.edges()[e];
-    k.block<3, 3>(3 * ev[0], 3 * ev[1]) = edge_blocks[e];
-    k.block<3, 3>(3 * ev[1], 3 * ev[0]) = edge_blocks[e].transpose();
+    const Mat3 s = edge_skew.empty() ? Mat3::Zero() : edge_skew[e];
+    k.block<3, 3>(3 * ev[0], 3 * ev[1]) = edge_blocks[e] + s;
+    k.block<3, 3>(3 * ev[1], 3 * ev[0]) = (edge_blocks[e] - s).transpose();
   }
   return k;
 }

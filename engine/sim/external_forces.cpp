@@ -83,6 +83,7 @@ void ExternalForceOutput::reset(size_t num_vertices) {
   k_h.assign(num_vertices, Mat3::Zero());
   b_h.assign(num_vertices, Mat3::Zero());
   k_h_edges.clear();
+  k_h_edges_skew.clear();
   phi.assign(num_vertices, Vec3::Zero());
   contacts = 0;
   potential = 0;

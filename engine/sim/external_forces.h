@@ -23,6 +23,9 @@ struct ExternalForceOutput {
   // edge E and its block dh_{V_e(E,0)} / dp_{V_e(E,1)}, symmetric in the sense of EdgeBlockMatrix
   // (the block at (V_e(E,1), V_e(E,0)) is its transpose); entries may repeat an edge (they add).
   std::vector<std::pair<Index, Mat3>> k_h_edges;
+  // Their skew part, per entry an edge E and S(E) as in EdgeBlockMatrix::edge_skew (a follower
+  // load's Jacobian is not symmetric); entries may repeat an edge (they add).
+  std::vector<std::pair<Index, Mat3>> k_h_edges_skew;
   Vec3Array phi;     // expansion velocity phi_k: the velocity of the surface a vertex touches
   int contacts = 0;  // vertex-obstacle pairs in contact
   // V(p) with h = -dV/dp at v = phi: gravity -m g.p, contact K_N d^2 / 2, anchor springs, dead

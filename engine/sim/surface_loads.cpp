@@ -76,14 +76,20 @@ void add_surface_load_stiffness(std::span<const SurfaceLoad> loads, const MeshTo
         s_j[static_cast<size_t>(j)] = cross_matrix(p[static_cast<size_t>(f[(j + 2) % 3])] -
                                                    p[static_cast<size_t>(f[(j + 1) % 3])]);
       for (int i = 0; i < 3; ++i) {
+        const auto si = static_cast<size_t>(i);
+        // J_ii = c S_i: skew, on the vertex block (which may be non-symmetric).
+        out.k_h[static_cast<size_t>(f[i])] += c * s_j[si];
         const int j = (i + 1) % 3;
         const Index e = topology.find_edge(f[i], f[j]);
         if (e < 0) continue;
-        // Symmetric part of the pair's blocks, (J_ij + J_ji^T) / 2 = c (S_j - S_i) / 2, seen from
-        // the edge's first vertex.
+        // The pair's blocks J_ij = c S_j and J_ji = c S_i: their symmetric part,
+        // (J_ij + J_ji^T) / 2 = c (S_j - S_i) / 2 seen from the edge's first vertex, and their skew
+        // part, (J_ij - J_ji^T) / 2 = c (S_i + S_j) / 2 from either end (the S are skew).
         const bool forward = edges[static_cast<size_t>(e)][0] == f[i];
-        const Mat3 block = 0.5 * c * (s_j[static_cast<size_t>(j)] - s_j[static_cast<size_t>(i)]);
+        const Mat3& sj = s_j[static_cast<size_t>(j)];
+        const Mat3 block = 0.5 * c * (sj - s_j[si]);
         out.k_h_edges.emplace_back(e, forward ? block : Mat3(block.transpose()));
+        out.k_h_edges_skew.emplace_back(e, 0.5 * c * (s_j[si] + sj));
       }
     }
   }

@@ -4,10 +4,14 @@
 // to each triangle as it is now. Each triangle's force is shared equally by its three vertices.
 //
 // The follower load's Jacobian couples the three vertices of a triangle, which mesh edges join, and
-// is not symmetric; the step matrix is (EdgeBlockMatrix), so it takes the Jacobian's symmetric part
-// (add_surface_load_stiffness). On a closed surface under one pressure that is all of it (the load
-// is then -dV/dp of p V, V the enclosed volume); on an open one the skew part left out lives on the
-// loaded patch's rim, and Newton converges there linearly at a rate set by it.
+// is not symmetric: add_surface_load_stiffness gives its symmetric part on the edges, its skew part
+// on the edges (EdgeBlockMatrix::edge_skew) and its skew vertex blocks. On a closed surface under
+// one pressure the symmetric part is all of it (the load is then -dV/dp of p V, V the enclosed
+// volume); on an open one the skew part lives on the loaded patch's rim. Newton's and the
+// linearized step's matrices hold all of it (their solves then run GMRES on the factor of the
+// symmetric part, which stays the preconditioner), so Newton converges quadratically on an open
+// patch too; the static solver (static_equilibrium.h), which solves with that factor directly,
+// takes the symmetric part only and converges linearly there.
 #pragma once
 
 #include <span>
@@ -43,9 +47,9 @@ SurfaceLoad make_surface_load(std::vector<Triangle> faces, const Vec3Array& rest
 void add_surface_loads(std::span<const SurfaceLoad> loads, const Vec3Array& p, double t,
                        ExternalForceOutput& out);
 
-// The follower loads' Jacobian at p and t, its symmetric part, appended to out.k_h_edges (its
-// vertex blocks are skew, so their symmetric part is zero). Face edges missing from `topology`
-// (a face not of this mesh) are skipped.
+// The follower loads' Jacobian at p and t: its edges' symmetric part appended to out.k_h_edges and
+// skew part to out.k_h_edges_skew, its (skew) vertex blocks added to out.k_h. Face edges missing
+// from `topology` (a face not of this mesh) are skipped.
 void add_surface_load_stiffness(std::span<const SurfaceLoad> loads, const MeshTopology& topology,
                                 const Vec3Array& p, double t, ExternalForceOutput& out);
 

@@ -55,6 +55,7 @@ std::vector<Mat3> symmetric_vertex_blocks(const EdgeBlockMatrix& a) {
 }  // namespace
 
 bool vertex_blocks_symmetric(const ConstrainedBlockOperator& a) {
+  if (!a.matrix().edge_skew.empty()) return false;
   const auto& blocks = a.matrix().vertex_blocks;
   for (size_t v = 0; v < blocks.size(); ++v) {
     if (a.is_fixed(static_cast<Index>(v))) continue;

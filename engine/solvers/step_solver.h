@@ -150,7 +150,8 @@ class StepSolver {
   long dropped_states_ = 0;
 };
 
-// True when every free vertex block is symmetric (to round-off): then A is symmetric.
+// True when A has no skew edge part and every free vertex block is symmetric (to round-off): then
+// A is symmetric.
 bool vertex_blocks_symmetric(const ConstrainedBlockOperator& a);
 
 }  // namespace softbody

@@ -104,9 +104,12 @@ Eigen::MatrixXd jacobian_by_differences(std::span<const SurfaceLoad> loads, cons
   return j;
 }
 
-// What the step matrix holds of them: add_surface_load_stiffness's edge blocks, as a dense matrix.
+// What the step matrix holds of them: add_surface_load_stiffness's vertex blocks, edge blocks and
+// skew edge parts, as a dense matrix; with `symmetric_only`, the edge blocks alone (what a
+// factorization of sym(A) sees).
 Eigen::MatrixXd stiffness_in_the_step_matrix(std::span<const SurfaceLoad> loads,
-                                             const MeshTopology& topology, const Vec3Array& p) {
+                                             const MeshTopology& topology, const Vec3Array& p,
+                                             bool symmetric_only = false) {
   ExternalForceOutput out;
   out.reset(p.size());
   add_surface_load_stiffness(loads, topology, p, 0, out);
@@ -114,6 +117,11 @@ Eigen::MatrixXd stiffness_in_the_step_matrix(std::span<const SurfaceLoad> loads,
   k.resize(topology.num_vertices(), topology.num_edges());
   k.set_zero();
   for (const auto& [e, block] : out.k_h_edges) k.edge_blocks[static_cast<size_t>(e)] += block;
+  if (!symmetric_only) {
+    k.vertex_blocks = out.k_h;
+    k.edge_skew.assign(k.edge_blocks.size(), Mat3::Zero());
+    for (const auto& [e, block] : out.k_h_edges_skew) k.edge_skew[static_cast<size_t>(e)] += block;
+  }
   return k.to_dense(topology);
 }
 
@@ -145,16 +153,50 @@ TEST(SurfaceLoads, APressureOnAClosedSurfaceHasAllOfItsJacobianInTheStepMatrix) 
 }
 
 // On an open patch the Jacobian is not symmetric (its skew part lives on the patch's rim): the
-// step matrix holds its symmetric part.
-TEST(SurfaceLoads, OnAnOpenPatchTheStepMatrixHoldsTheJacobiansSymmetricPart) {
+// step matrix holds all of it, and its edge blocks (what the factor sees) the symmetric part.
+TEST(SurfaceLoads, OnAnOpenPatchTheStepMatrixHoldsAllOfTheJacobian) {
   const Scene scene = build_scene(pulled_bar(R"({"set": "xmax", "pressure": -3000})"), "t", ".");
   const auto& loads = scene.model->surface_loads;
+  const MeshTopology& topology = *scene.model->topology;
   const Vec3Array p = deformed(scene.model->rest);
   const Eigen::MatrixXd exact = jacobian_by_differences(loads, p);
   const Eigen::MatrixXd symmetric = 0.5 * (exact + exact.transpose());
   EXPECT_GT((exact - symmetric).norm(), 0.1 * exact.norm());  // the skew part is not small
-  const Eigen::MatrixXd held = stiffness_in_the_step_matrix(loads, *scene.model->topology, p);
-  EXPECT_LT((held - symmetric).norm(), 1e-7 * symmetric.norm());
+  const Eigen::MatrixXd held = stiffness_in_the_step_matrix(loads, topology, p);
+  EXPECT_LT((held - exact).norm(), 1e-7 * exact.norm())
+      << "|held - exact| " << (held - exact).norm() << " of " << exact.norm();
+  const Eigen::MatrixXd factored = stiffness_in_the_step_matrix(loads, topology, p, true);
+  EXPECT_LT((factored - symmetric).norm(), 1e-7 * symmetric.norm());
+}
+
+// The open end of a held bar pushed by a follower pressure, 5 % of E, ramped in over 0.1 s: with
+// the skew part in the matrix Newton converges quadratically there too (measured: 115 iterations
+// in 50 steps, at most 3 a step; with the symmetric part alone 204, up to 5, converging linearly).
+TEST(SurfaceLoads, NewtonConvergesFastUnderAPressureOnAnOpenPatch) {
+  nlohmann::json doc =
+      pulled_bar(R"({"set": "xmax", "pressure": 5000, "curve": [[0, 0], [0.1, 1]]})");
+  doc["mesh"]["box"]["cells"] = {6, 3, 3};
+  doc["material"]["nu"] = 0.3;
+  doc["dt"] = 0.01;
+  const Scene scene = build_scene(doc, "t", ".");
+  auto integrator = make_integrator(scene.model);
+  SimulationState state = rest_state(*scene.model);
+  int iterations = 0;
+  for (int k = 0; k < 50; ++k) {
+    const StepStats stats = integrator->step(state, {});
+    EXPECT_FALSE(stats.newton_fallback) << "step " << k;
+    iterations += stats.newton_iterations;
+  }
+  EXPECT_LE(iterations, 150);
+  // The end moved inwards, as the pressure pushes it (0.3 m long: by 16 mm).
+  double end = 0;
+  int count = 0;
+  for (size_t v = 0; v < state.p.size(); ++v)
+    if (scene.model->rest[v].x() > 0.3 - 1e-9) {
+      end += state.p[v].x();
+      ++count;
+    }
+  EXPECT_LT(end / count, 0.3 - 0.01);
 }
 
 // A bar squeezed by a pressure on its whole surface, 20 % of E: with the pressure's Jacobian in

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/parallel/parallel.h"
+#include "engine/sim/stages/step_matrix.h"
 
 namespace softbody {
 
@@ -63,6 +64,7 @@ void backward_euler_jacobian(const SimulationModel& m, double dt, const StepStar
   });
   for (const auto& [e, k] : external.k_h_edges)
     jacobian.edge_blocks[static_cast<size_t>(e)] -= dt / denom * k;
+  assign_skew_edges(external, m.topology->num_edges(), dt / denom, jacobian);
   parallel_for(static_cast<std::ptrdiff_t>(n), [&](std::ptrdiff_t vi) {
     const auto i = static_cast<size_t>(vi);
     Mat3 block = wp * forces.K.vertex_blocks[i] - (dt * external.k_h[i] + external.b_h[i]) / denom;

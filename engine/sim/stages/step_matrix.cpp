@@ -1,5 +1,7 @@
 #include "engine/sim/stages/step_matrix.h"
 
+#include <algorithm>
+
 #include "engine/parallel/parallel.h"
 
 namespace softbody {
@@ -15,6 +17,7 @@ void assemble_step_system(const SimulationModel& m, double dt, const ForceOutput
   b.resize(3 * static_cast<Eigen::Index>(n));
   for (const auto& [e, k] : external.k_h_edges)
     a.edge_blocks[static_cast<size_t>(e)] -= dt / denom * k;
+  assign_skew_edges(external, m.topology->num_edges(), dt / denom, a);
   parallel_for(static_cast<std::ptrdiff_t>(n), [&](std::ptrdiff_t vi) {
     const auto v = static_cast<size_t>(vi);
     Mat3 block = forces.K.vertex_blocks[v] - (dt * external.k_h[v] + external.b_h[v]) / denom;
@@ -26,6 +29,23 @@ void assemble_step_system(const SimulationModel& m, double dt, const ForceOutput
                                          forces.f[v] + m.mass[v] / dt * v_k[v]) /
                                         denom);
   });
+}
+
+void assign_skew_edges(const ExternalForceOutput& external, Index num_edges, double scale,
+                       EdgeBlockMatrix& a) {
+  a.edge_skew.clear();
+  if (external.k_h_edges_skew.empty()) return;
+  a.edge_skew.assign(static_cast<size_t>(num_edges), Mat3::Zero());
+  for (const auto& [e, s] : external.k_h_edges_skew)
+    a.edge_skew[static_cast<size_t>(e)] -= scale * s;
+  // On a closed surface under one pressure the faces' skew parts cancel on every edge: what is
+  // left is round-off, and keeping it would make A non-symmetric (GMRES instead of CG).
+  double skew = 0, symmetric = 0;
+  for (const auto& [e, s] : external.k_h_edges_skew)
+    skew = std::max(skew, a.edge_skew[static_cast<size_t>(e)].cwiseAbs().maxCoeff());
+  for (const auto& [e, k] : external.k_h_edges)
+    symmetric = std::max(symmetric, scale * k.cwiseAbs().maxCoeff());
+  if (skew <= 1e-10 * symmetric) a.edge_skew.clear();
 }
 
 }  // namespace softbody
