@@ -5,7 +5,10 @@
 #include <limits>
 #include <stdexcept>
 
+#include "engine/sim/stages/step_matrix.h"
+#include "engine/solvers/krylov.h"
 #include "engine/solvers/sparse_cholesky.h"
+#include "engine/solvers/step_solver.h"
 
 namespace softbody {
 namespace {
@@ -24,7 +27,9 @@ void external_load(const SimulationModel& model, const Vec3Array& p, double load
   add_surface_load_stiffness(model.surface_loads, *model.topology, p,
                              std::numeric_limits<double>::max(), external);
   for (Vec3& h : external.h) h *= load;
+  for (Mat3& k : external.k_h) k *= load;
   for (auto& [e, k] : external.k_h_edges) k *= load;
+  for (auto& [e, k] : external.k_h_edges_skew) k *= load;
 }
 
 // |f(p) - h(p)| over the free vertices; fills `residual` (zero at fixed vertices).
@@ -92,14 +97,26 @@ StaticResult solve_static(const SimulationModel& model, const StaticOptions& opt
     bool converged = norm <= options.tolerance * load_norm;
     for (int iteration = 0; iteration < options.max_iterations && !converged; ++iteration) {
       ++result.iterations;
-      // K - dh/dp: a follower pressure's symmetric part (surface_loads.h) with the elastic K.
+      // K - dh/dp: the elastic K and a follower pressure's Jacobian (surface_loads.h). Its
+      // symmetric part is factored; on an open patch its skew part (rim edges, vertex blocks)
+      // makes the matrix non-symmetric, and GMRES on the factor solves with all of it.
       stiffness = out.K;
       for (const auto& [e, k] : external.k_h_edges)
         stiffness.edge_blocks[static_cast<size_t>(e)] -= k;
+      for (size_t v = 0; v < stiffness.vertex_blocks.size(); ++v)
+        stiffness.vertex_blocks[v] -= external.k_h[v];
+      assign_skew_edges(external, model.topology->num_edges(), 1.0, stiffness);
       matrix.assign(stiffness);
       factor.factorize(matrix);
       if (!factor.ready()) break;  // not even a shifted factor: nothing to solve with
-      factor.solve(-residual, step);
+      const ConstrainedBlockOperator jacobian(*model.topology, stiffness, model.fixed);
+      if (vertex_blocks_symmetric(jacobian)) {
+        factor.solve(-residual, step);
+      } else {
+        step = Eigen::VectorXd::Zero(residual.size());
+        krylov_solve(SolverType::kGmres, jacobian, FactorPreconditioner(factor), -residual, step,
+                     {.tolerance = 1e-10, .max_iterations = 200});
+      }
       if (!step.allFinite()) break;
       // Backtracking: Newton's step is a descent direction of the potential where K is definite;
       // elsewhere (LDL^T of an indefinite K) the shortest step that lowers it is taken.

@@ -7,11 +7,10 @@
 // is not symmetric: add_surface_load_stiffness gives its symmetric part on the edges, its skew part
 // on the edges (EdgeBlockMatrix::edge_skew) and its skew vertex blocks. On a closed surface under
 // one pressure the symmetric part is all of it (the load is then -dV/dp of p V, V the enclosed
-// volume); on an open one the skew part lives on the loaded patch's rim. Newton's and the
-// linearized step's matrices hold all of it (their solves then run GMRES on the factor of the
-// symmetric part, which stays the preconditioner), so Newton converges quadratically on an open
-// patch too; the static solver (static_equilibrium.h), which solves with that factor directly,
-// takes the symmetric part only and converges linearly there.
+// volume); on an open one the skew part lives on the loaded patch's rim. Newton's, the linearized
+// step's and the static solver's matrices hold all of it (their solves then run GMRES on the
+// factor of the symmetric part, which stays the preconditioner), so Newton converges
+// quadratically on an open patch too.
 #pragma once
 
 #include <span>
