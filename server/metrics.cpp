@@ -84,6 +84,9 @@ std::string Metrics::exposition() const {
   counter(out, "softbody_websocket_force_replies_coalesced_total",
           "Force replies replaced by a newer one before a slow connection took them.",
           websocket_force_replies_coalesced);
+  counter(out, "softbody_interact_force_replies_coalesced_total",
+          "Interact force replies replaced by a newer one while the stream's write was in flight.",
+          interact_force_replies_coalesced);
   counter(out, "softbody_unauthenticated_total", "Requests refused for a missing or bad token.",
           unauthenticated);
   counter(out, "softbody_permission_denied_total", "Requests refused beyond the caller's role.",

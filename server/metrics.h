@@ -44,6 +44,7 @@ struct Metrics {
   std::atomic<std::uint64_t> websocket_connections{0};
   std::atomic<std::uint64_t> websocket_closed_malformed{0};
   std::atomic<std::uint64_t> websocket_force_replies_coalesced{0};
+  std::atomic<std::uint64_t> interact_force_replies_coalesced{0};
   std::atomic<std::uint64_t> unauthenticated{0};    // requests without a valid token
   std::atomic<std::uint64_t> permission_denied{0};  // requests beyond the caller's role
   // Requests refused by a per-caller quota (docs/security.md), by quota.

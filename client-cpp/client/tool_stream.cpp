@@ -101,6 +101,7 @@ void ToolStream::OnWritesDoneDone(bool /*ok*/) {
 void ToolStream::OnReadDone(bool ok) {
   if (ok) {
     ++received_;
+    superseded_ += reply_.superseded();
     if (on_reply_) on_reply_(reply_, std::chrono::steady_clock::now());
     StartRead(&reply_);
     return;

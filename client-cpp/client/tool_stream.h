@@ -46,6 +46,8 @@ class ToolStream
   long sent() const { return sent_.load(); }
   long coalesced() const { return coalesced_.load(); }
   long received() const { return received_.load(); }
+  // Replies the server left out, each superseded by a newer one (ForceReply.superseded).
+  long superseded() const { return superseded_.load(); }
 
   // gRPC reactions.
   void OnWriteDone(bool ok) override;
@@ -81,7 +83,7 @@ class ToolStream
   bool no_more_writes_ = false, hold_released_ = false, first_ = true;
   std::optional<Error> end_error_;  // guarded by mutex_
   std::atomic<bool> ended_{false};
-  std::atomic<long> sent_{0}, coalesced_{0}, received_{0};
+  std::atomic<long> sent_{0}, coalesced_{0}, received_{0}, superseded_{0};
 };
 
 }  // namespace softbody::client

@@ -154,6 +154,9 @@ class HapticLoop {
                                     const DeviceState& device, double reach) const;
   // ToolCommand.candidate_reach for this tick; updates the peak speed it follows.
   double candidate_reach(const Vec3& velocity, double dt);
+  // Seconds between tool commands: none below a millisecond link, up to kMaxCommandInterval.
+  double command_interval() const;
+  static constexpr double kMaxCommandInterval = 0.01;
   double seconds(std::chrono::steady_clock::time_point t) const;
 
   HapticDevice& device_;
@@ -181,7 +184,7 @@ class HapticLoop {
   double largest_force_ = 0;              // [N], output
   double peak_speed_ = 0;                 // [m/s], decaying with a 1 s time constant
   double largest_reach_ = 0;              // [m]: the largest candidate reach sent
-  long commands_sent_ = 0, commands_coalesced_ = 0, replies_ = 0;
+  long commands_sent_ = 0, commands_coalesced_ = 0, replies_ = 0, replies_superseded_ = 0;
   double rate_window_start_ = 0;
   long rate_window_ticks_ = 0;
   double loop_rate_ = 0;
@@ -193,6 +196,7 @@ class HapticLoop {
   double last_round_trip_ms_ = 0;                     // guarded by reply_mutex_
   double smoothed_rtt_s_ = -1, rtt_deviation_s_ = 0;  // guarded by reply_mutex_ (TCP's estimator)
   std::atomic<double> link_delay_s_{0};               // smoothed round trip + 4 deviations
+  double next_command_s_ = 0;                         // the next command waits until then
   std::atomic<long> rejected_{0};
   std::string first_rejection_;  // guarded by reply_mutex_
 

@@ -66,6 +66,7 @@ void run_haptic_client(Client& client, const v1::SessionInfo& session, const Loa
   auto account = [&](ToolStream& stream) {
     out.sent += stream.sent();
     out.received += stream.received();
+    out.superseded += stream.superseded();
     out.coalesced += stream.coalesced();
   };
   PeriodicTimer timer(o.rate_hz, 0);  // sleep only: a load generator must not burn cores spinning

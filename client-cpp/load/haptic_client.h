@@ -32,6 +32,7 @@ struct MeasuredWindow {
 struct HapticClientResult {
   Histogram round_trip, server_time, force_age;
   long sent = 0, received = 0, coalesced = 0, rejected = 0, reconnects = 0;
+  long superseded = 0;  // replies the server replaced by newer ones (ForceReply.superseded)
   long ticks = 0, deadline_misses = 0;  // measured ticks; those whose newest force was too old
   long generator_overruns = 0;          // ticks this load generator itself woke too late for
 };

@@ -182,7 +182,7 @@ nlohmann::json measure_stage(Client& client, const std::vector<v1::SessionInfo>&
   for (auto& s : subscriptions) s->stop();
 
   Histogram round_trip, server_time, force_age, interval, frame_latency;
-  long sent = 0, received = 0, coalesced = 0, rejected = 0, frames = 0, dropped = 0;
+  long sent = 0, received = 0, superseded = 0, coalesced = 0, rejected = 0, frames = 0, dropped = 0;
   long skipped = 0, ticks = 0, misses = 0, overruns = 0;
   long tool_reconnects = 0, subscription_reconnects = 0;
   for (const auto& s : subscriptions) subscription_reconnects += s->reconnects();
@@ -204,6 +204,7 @@ nlohmann::json measure_stage(Client& client, const std::vector<v1::SessionInfo>&
       force_age.merge(h.force_age);
       sent += h.sent;
       received += h.received;
+      superseded += h.superseded;
       coalesced += h.coalesced;
       rejected += h.rejected;
       tool_reconnects += h.reconnects;
@@ -255,7 +256,8 @@ nlohmann::json measure_stage(Client& client, const std::vector<v1::SessionInfo>&
       {"commands_sent", sent},
       {"commands_coalesced", coalesced},
       {"replies_received", received},
-      {"replies_missing", sent - received},
+      {"replies_superseded", superseded},
+      {"replies_missing", sent - received - superseded},
       {"commands_rejected", rejected},
       // From the end of a step on the server to the frame's arrival here.
       {"frame_latency_ms", frame_latency.summary(1e3)},

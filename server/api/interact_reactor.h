@@ -1,6 +1,7 @@
 // One Interact stream (callback API): reads tool commands and answers each at once with the force
-// at the command's pose and the tool's coupling model. Replies are queued while a write is in
-// flight (at most StreamLimits::max_pending_replies).
+// at the command's pose and the tool's coupling model. While a write is in flight the newest
+// reply waits, replacing an older waiting force (rejections wait in order, at most
+// StreamLimits::max_pending_replies).
 #pragma once
 
 #include <deque>

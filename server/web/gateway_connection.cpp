@@ -336,6 +336,13 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
     spdlog::info("event=tool_attached session={} tool={} peer={}", tool_session_->id(), tool_->id(),
                  peer_);
   }
+  // A waiting force is replaced by the newest; a step's contact problem, sent with its first
+  // reply only, moves to the newer reply when that has none (force_message_ still holds the
+  // waiting reply while force_ is set).
+  v1::ContactProblemModel carried;
+  const bool carry = force_ && force_message_.force().has_contact_problem();
+  const std::uint32_t superseded = force_ ? force_message_.force().superseded() + 1 : 0;
+  if (carry) carried.Swap(force_message_.mutable_force()->mutable_contact_problem());
   force_message_.Clear();
   answer_tool_command(*tool_session_, *tool_, caller_, gateway_.service().caller_streams(), command,
                       received, gateway_.metrics(), *force_message_.mutable_force());
@@ -343,6 +350,9 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
     ++forces_coalesced_;
     gateway_.metrics().websocket_force_replies_coalesced.fetch_add(1, std::memory_order_relaxed);
   }
+  if (carry && !force_message_.force().has_contact_problem())
+    force_message_.mutable_force()->mutable_contact_problem()->Swap(&carried);
+  force_message_.mutable_force()->set_superseded(superseded);
   force_ = serialize(force_message_);
   write_next();
 }

@@ -269,7 +269,9 @@ LinkRun press_through(const TestServer& server, const std::string& session,
 // candidate reach, the pen sank past the surface a stale problem did not hold and the next reply
 // pushed it out: +2.0 and +2.5 mJ in two of three such runs with the passivity controller on
 // (bench/RESULTS.md). 300 ms +- 30 ms with neither the reach nor the controller: the stale
-// models hand the pen energy (measured +3.8 mJ); with both, none.
+// models hand the pen energy (measured +3.8 mJ); with both, none. With 2 % loss too the held
+// force is right and swaps do not click, but that link is not yet passive (+2.5 and +3.1 mJ with
+// this pen; issue 22), so it is not asserted to be.
 TEST(HapticLoop, OverASlowLinkAHeldPressFeelsTheSameSwapsDoNotClickAndNoEnergyIsGained) {
   TestServer server;
   Client client(options_for(server));
@@ -285,6 +287,8 @@ TEST(HapticLoop, OverASlowLinkAHeldPressFeelsTheSameSwapsDoNotClickAndNoEnergyIs
       press_through(server, id, pen, parse_network_conditions("rtt=150,jitter=30,loss=0.02"), o);
   const NetworkConditions far = parse_network_conditions("rtt=300,jitter=30");
   const LinkRun passive = press_through(server, id, pen, far, o);
+  const LinkRun far_lossy =
+      press_through(server, id, pen, parse_network_conditions("rtt=300,jitter=30,loss=0.02"), o);
   o.passivity.enabled = false;
   o.tool.candidate_reach = 0;
   const LinkRun active = press_through(server, id, pen, far, o);
@@ -292,7 +296,7 @@ TEST(HapticLoop, OverASlowLinkAHeldPressFeelsTheSameSwapsDoNotClickAndNoEnergyIs
   ASSERT_GT(direct.steady_force, 0.5) << "the pen must press the beam";
   EXPECT_GE(lossy.report["round_trip_ms"]["p50"].get<double>(), 120) << "the proxy is in the path";
   EXPECT_GE(passive.report["round_trip_ms"]["p50"].get<double>(), 270);
-  for (const LinkRun* run : {&direct, &lossy, &passive, &active}) {
+  for (const LinkRun* run : {&direct, &lossy, &passive, &far_lossy, &active}) {
     EXPECT_NEAR(run->steady_force, direct.steady_force, 0.1 * direct.steady_force);
     EXPECT_LE(run->report["model_swap_largest_rendered_step_n"].get<double>(), 0.2)
         << run->report.dump(2);
@@ -310,9 +314,14 @@ TEST(HapticLoop, OverASlowLinkAHeldPressFeelsTheSameSwapsDoNotClickAndNoEnergyIs
   // recording's own sum; 10 uJ covers its last tick's prediction and the CSV's rounding, against
   // ~3-5 mJ the hand puts in). Without the reach and the controller the far link is active.
   for (const LinkRun* run : {&direct, &lossy, &passive}) {
-    EXPECT_LE(run->delivered, 1e-5) << "absorbed " << run->absorbed;
+    EXPECT_LE(run->delivered, 1e-5) << "round trip p50 " << run->report["round_trip_ms"]["p50"]
+                                    << " ms: absorbed " << run->absorbed;
     EXPECT_GT(run->absorbed, 1e-3);
   }
+  // On the 300 ms links a command goes every 10 ms, not every tick (the force is the local
+  // model's at every tick either way).
+  for (const LinkRun* run : {&passive, &far_lossy})
+    EXPECT_LT(run->report["commands_sent"].get<long>(), run->report["ticks"].get<long>() / 5);
   EXPECT_GT(active.delivered, 1e-3) << "absorbed " << active.absorbed;
 }
 
