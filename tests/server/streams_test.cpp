@@ -403,7 +403,7 @@ TEST_F(Streams, RepliesBehindAStalledReaderAreSupersededExceptRejections) {
   auto stream = stub->Interact(ctx.get());
   const double radius = 0.01, x = 0.105, z = 0.025;
   const double y = s.rest_bounds().max().y() + radius - 0.002;  // 2 mm into the beam
-  constexpr int kCommands = 100000, kBad = 50000;
+  constexpr int kCommands = 300000, kBad = 150000;
   for (int i = 0; i < kCommands; ++i) {  // nothing read meanwhile
     v1::ToolCommand c = poke(s.id(), static_cast<std::uint64_t>(i), x, y, radius, z);
     c.set_contact_model(v1::CONTACT_MODEL_CONSTRAINT);
@@ -436,7 +436,7 @@ TEST_F(Streams, RepliesBehindAStalledReaderAreSupersededExceptRejections) {
   EXPECT_GE(last_problem_step, 1);
   const double coalesced = interact_replies_coalesced(*server_) - coalesced_before;
   EXPECT_EQ(received + coalesced, kCommands);
-  // 100,000 replies (15 MB) do not fit the stream's flow-control window (gRPC's grows to a few
+  // 300,000 replies (45 MB) do not fit the stream's flow-control window (gRPC's grows to a few
   // MB): replies were superseded (measured: 20,000 commands, 14,391 replies).
   EXPECT_LT(received, kCommands);
 }
