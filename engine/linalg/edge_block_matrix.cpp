@@ -25,15 +25,19 @@ void EdgeBlockMatrix::multiply(const MeshTopology& topology, const Vec3Array& x,
     Vec3 sum = vertex_blocks[static_cast<size_t>(v)] * x[static_cast<size_t>(v)];
     for (const VertexEdge& ve : topology.vertex_edges(static_cast<Index>(v))) {
       const EdgeVertices& e = edges[static_cast<size_t>(ve.edge)];
-      Mat3 k = edge_blocks[static_cast<size_t>(ve.edge)];
-      if (!edge_skew.empty()) {
-        const Mat3& s = edge_skew[static_cast<size_t>(ve.edge)];
-        k += ve.sign > 0 ? s : Mat3(-s);
-      }
+      const Mat3& k = edge_blocks[static_cast<size_t>(ve.edge)];
       if (ve.sign > 0) {
         sum += k * x[static_cast<size_t>(e[1])];
       } else {
         sum += k.transpose() * x[static_cast<size_t>(e[0])];
+      }
+      if (edge_skew.empty()) continue;
+      // The skew part: + S(E) x from the edge's first vertex, - S(E)^T x from its second.
+      const Mat3& s = edge_skew[static_cast<size_t>(ve.edge)];
+      if (ve.sign > 0) {
+        sum += s * x[static_cast<size_t>(e[1])];
+      } else {
+        sum -= s.transpose() * x[static_cast<size_t>(e[0])];
       }
     }
     y[static_cast<size_t>(v)] = sum;

@@ -31,15 +31,19 @@ void ConstrainedBlockOperator::apply_impl(const Eigen::VectorXd& x, Eigen::Vecto
       const EdgeVertices& e = edges[static_cast<size_t>(ve.edge)];
       const Index other = ve.sign > 0 ? e[1] : e[0];
       if (is_fixed(other)) continue;
-      Mat3 k = matrix_.edge_blocks[static_cast<size_t>(ve.edge)];
+      const Mat3& k = matrix_.edge_blocks[static_cast<size_t>(ve.edge)];
       // Block (v, other) is K(E) + S(E) when v is the edge's first vertex and (K(E) - S(E))^T
       // otherwise; A^T swaps the sign of S (and transposes the vertex blocks, where
       // non-symmetric friction Jacobians go).
-      if (!matrix_.edge_skew.empty()) {
-        const Mat3& s = matrix_.edge_skew[static_cast<size_t>(ve.edge)];
-        k += (ve.sign > 0) != transpose ? s : Mat3(-s);
-      }
       sum += ve.sign > 0 ? Vec3(k * block(other)) : Vec3(k.transpose() * block(other));
+      if (matrix_.edge_skew.empty()) continue;
+      const Mat3& s = matrix_.edge_skew[static_cast<size_t>(ve.edge)];
+      const Vec3 skew = ve.sign > 0 ? Vec3(s * block(other)) : Vec3(s.transpose() * block(other));
+      if ((ve.sign > 0) != transpose) {
+        sum += skew;
+      } else {
+        sum -= skew;
+      }
     }
     y.segment<3>(3 * vi) = sum;
   });
