@@ -138,6 +138,14 @@ int main(int argc, char** argv) {
                     "3 x recent peak speed x the link's delay; 0: the margin alone)")
         ->capture_default_str()
         ->check(CLI::Range(-1.0, 0.1));
+    cmd->add_option_function<std::string>(
+           "--contact-problem",
+           [&h](const std::string& encoding) {
+             h.loop.tool.compact_contact_problem = encoding == "upper-float";
+           },
+           "constraint contact: how replies carry the contact problem's compliance: upper-float "
+           "(its upper triangle as float32, ~4x fewer bytes; default) or full (all doubles)")
+        ->check(CLI::IsMember({"upper-float", "full"}));
     cmd->add_option("--offset", h.offset,
                     "X,Y,Z: the scene point [m] of the device's origin (default: 0,0,0 for sim "
                     "and replay; a plugin's origin hovers over the top of the body)");

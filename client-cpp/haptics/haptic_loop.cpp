@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "codec/compact_compliance.h"
+
 namespace softbody::client {
 
 namespace v1 = softbody::v1;
@@ -31,14 +33,21 @@ codec::ToolContactModel from_proto(const v1::ContactProblemModel& m) {
                             m.reference_position().z()};
   const auto n = static_cast<size_t>(std::max(0, m.contacts()));
   // A malformed problem (sizes that do not fit its contact count) is ignored, not rendered.
-  if (static_cast<size_t>(m.compliance_size()) != 9 * n * n ||
+  if ((m.compliance_upper_size() == 0 && static_cast<size_t>(m.compliance_size()) != 9 * n * n) ||
       static_cast<size_t>(m.free_motion_size()) != 3 * n ||
       static_cast<size_t>(m.friction_size()) != n ||
       static_cast<size_t>(m.frames_size()) != 9 * n ||
       static_cast<size_t>(m.forces_size()) != 3 * n)
     return out;
   out.problem.contacts = static_cast<int>(n);
-  out.problem.w.assign(m.compliance().begin(), m.compliance().end());
+  if (m.compliance_upper_size() > 0) {
+    if (!codec::decode_compliance_upper(m.compliance_upper().data(),
+                                        static_cast<size_t>(m.compliance_upper_size()),
+                                        static_cast<int>(3 * n), out.problem.w))
+      return {};
+  } else {
+    out.problem.w.assign(m.compliance().begin(), m.compliance().end());
+  }
   out.problem.delta_free.assign(m.free_motion().begin(), m.free_motion().end());
   out.problem.mu.assign(m.friction().begin(), m.friction().end());
   out.frames.assign(m.frames().begin(), m.frames().end());
@@ -121,6 +130,10 @@ void HapticLoop::on_reply(const v1::ForceReply& reply, Clock::time_point receive
     last_round_trip_ms_ = 1e3 * rtt;
     round_trip_.record(rtt);
     server_time_.record(1e-6 * reply.server_time_us());
+    if (reply.has_contact_problem()) {
+      ++contact_problems_;
+      contact_problem_bytes_ += static_cast<double>(reply.contact_problem().ByteSizeLong());
+    }
     // RFC 6298's estimator: how long a reply may take on this link.
     if (smoothed_rtt_s_ < 0) {
       smoothed_rtt_s_ = rtt;
@@ -183,6 +196,9 @@ v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const V
   if (t.contact_model == v1::CONTACT_MODEL_CONSTRAINT) {
     c.set_coupling_stiffness(t.contact_stiffness);
     c.set_candidate_reach(reach);
+    c.set_contact_problem_encoding(t.compact_contact_problem
+                                       ? v1::CONTACT_PROBLEM_ENCODING_UPPER_FLOAT
+                                       : v1::CONTACT_PROBLEM_ENCODING_FULL);
   }
   c.set_grab_stiffness(t.grab_stiffness);
   c.set_grab_damping(t.grab_damping);
@@ -415,6 +431,10 @@ nlohmann::json HapticLoop::report() const {
       {"ticks_disconnected", disconnected_ticks_},
       {"ticks_in_contact", contact_ticks_},
       {"ticks_rendered_by_contact_problem", problem_ticks_},
+      {"contact_problems_received", contact_problems_},
+      {"contact_problem_bytes_mean",
+       contact_problems_ > 0 ? contact_problem_bytes_ / static_cast<double>(contact_problems_)
+                             : 0.0},
       {"largest_force_n", largest_force_},
       {"reconnects", reconnects_},
       {"force_magnitude_clamps", safety_.magnitude_clamps()},

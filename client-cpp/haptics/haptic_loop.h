@@ -52,6 +52,10 @@ struct ToolSettings {
   // the stale problem does not hold and the next one pushes it out with energy the hand never put
   // in (bench/RESULTS.md, "Haptics across slow links").
   double candidate_reach = -1;
+  // Constraint contact: ask for the contact problem's compliance as float32 upper triangle
+  // (ToolCommand.contact_problem_encoding UPPER_FLOAT: ~4x fewer bytes a step, which a slow or
+  // lossy link delivers that much sooner); false: all of it as doubles.
+  bool compact_contact_problem = true;
   double grab_stiffness = 0, grab_damping = 0;
 };
 
@@ -193,6 +197,8 @@ class HapticLoop {
   TripleBuffer<TimedModel> models_;
   mutable std::mutex reply_mutex_;
   Histogram round_trip_, server_time_;                // guarded by reply_mutex_
+  long contact_problems_ = 0;                         // guarded by reply_mutex_
+  double contact_problem_bytes_ = 0;                  // guarded by reply_mutex_: their sum
   double last_round_trip_ms_ = 0;                     // guarded by reply_mutex_
   double smoothed_rtt_s_ = -1, rtt_deviation_s_ = 0;  // guarded by reply_mutex_ (TCP's estimator)
   std::atomic<double> link_delay_s_{0};               // smoothed round trip + 4 deviations

@@ -180,6 +180,10 @@ describe("browser client", () => {
         });
       // The page re-solves the step's contact problem for the sphere where it is, every frame.
       await waitFor(async () => (await probe(page)).localForce > 0.01, 10000, "the page's own contact force");
+      // It asked for the problems' compliance as float32 upper triangle, and got them so.
+      const { contactProblems, compactContactProblems } = await probe(page);
+      expect(contactProblems).toBeGreaterThan(0);
+      expect(compactContactProblems).toBe(contactProblems);
       // The server stepped the tool as a constraint obstacle (its steps count constraint contacts).
       const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
         WebSocket as unknown as new (url: string) => globalThis.WebSocket);

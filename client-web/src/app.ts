@@ -60,6 +60,10 @@ export interface AppProbe {
   lastForce: number;
   // |force| of a constraint poke re-solved in the page for the sphere's position this frame [N]
   localForce: number;
+  // Contact problems loaded, and how many came with the compact compliance (float32 upper
+  // triangle, which the page asks for)
+  contactProblems: number;
+  compactContactProblems: number;
   // |force| drawn this frame: a grab's from the last reply's coupling model at the cursor [N]
   drawnForce: number;
   // Where the tool is drawn this frame (canvas pixels; null: not drawn), and how many frames
@@ -111,6 +115,8 @@ export class App {
     server: "",
     lastForce: 0,
     localForce: 0,
+    contactProblems: 0,
+    compactContactProblems: 0,
     drawnForce: 0,
     toolOnScreen: null,
     toolDrawLagFrames: 0,
@@ -302,7 +308,10 @@ export class App {
     }
     this.lastForce = reply;
     this.probe.answeredClientTimeS = reply.clientTimeS;
-    if (reply.contactProblem) this.contactSolver?.load(reply.contactProblem);
+    if (reply.contactProblem && this.contactSolver?.load(reply.contactProblem)) {
+      ++this.probe.contactProblems;
+      if (reply.contactProblem.complianceUpper.length > 0) ++this.probe.compactContactProblems;
+    }
     const f = reply.force;
     this.probe.lastForce = f ? Math.hypot(f.x, f.y, f.z) : 0;
   }

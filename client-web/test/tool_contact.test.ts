@@ -27,4 +27,28 @@ describe("tool contact re-solve in WebAssembly", () => {
     expect(solver.empty).toBe(true);
     solver.dispose();
   });
+
+  it("takes the compliance as the float32 upper triangle the page asks for", async () => {
+    const solver = await ToolContactSolver.create();
+    // The same problem with W's upper triangle (6 entries for 3 rows) as the server encodes it.
+    const problem = create(ContactProblemModelSchema, {
+      referencePosition: { x: 0, y: 0.01, z: 0 },
+      contacts: 1,
+      complianceUpper: [1e-3, 0, 0, 1e-3, 0, 1e-3],
+      freeMotion: [-2e-3, 0, 0],
+      friction: [0.5],
+      frames: [0, -1, 0, 1, 0, 0, 0, 0, 1],
+      forces: [2, 0, 0],
+    });
+    expect(solver.load(problem)).toBe(true);
+    // float32's 1e-3 is 1e-3 to 5e-11: the force to ~1e-7.
+    expect(solver.force(0, 0.01, 0).y).toBeCloseTo(2, 6);
+    expect(solver.force(0, 0.009, 0).y).toBeCloseTo(3, 6);
+    expect(solver.force(0.003, 0.01, 0).x).toBeCloseTo(-1, 6);
+    // A triangle that does not fit the contact count (3 rows need 6 entries) is refused.
+    problem.complianceUpper = [1e-3, 0, 0, 1e-3, 0];
+    expect(solver.load(problem)).toBe(false);
+    expect(solver.empty).toBe(true);
+    solver.dispose();
+  });
 });

@@ -5,6 +5,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include "codec/compact_compliance.h"
 #include "codec/tool_contact.h"
 #include "codec/wasm/frame_pipeline.h"
 
@@ -44,7 +45,9 @@ val target(const FramePipeline& p) {
 class ToolContactSolver {
  public:
   // False (and empty) when the arrays do not fit `contacts`.
-  bool load(double x, double y, double z, int contacts, const val& compliance,
+  // `compliance` is W whole (3m x 3m) or, with `upper` true, its upper triangle as the server
+  // encodes it (ContactProblemModel.compliance_upper, codec/compact_compliance.h).
+  bool load(double x, double y, double z, int contacts, const val& compliance, bool upper,
             const val& free_motion, const val& friction, const val& frames, const val& forces) {
     using emscripten::convertJSArrayToNumberVector;
     model_ = {};
@@ -52,7 +55,14 @@ class ToolContactSolver {
     softbody::codec::ToolContactModel m;
     m.reference_position = {x, y, z};
     m.problem.contacts = static_cast<int>(n);
-    m.problem.w = convertJSArrayToNumberVector<double>(compliance);
+    if (upper) {
+      const std::vector<float> triangle = convertJSArrayToNumberVector<float>(compliance);
+      if (!softbody::codec::decode_compliance_upper(triangle.data(), triangle.size(),
+                                                    static_cast<int>(3 * n), m.problem.w))
+        return false;
+    } else {
+      m.problem.w = convertJSArrayToNumberVector<double>(compliance);
+    }
     m.problem.delta_free = convertJSArrayToNumberVector<double>(free_motion);
     m.problem.mu = convertJSArrayToNumberVector<double>(friction);
     m.frames = convertJSArrayToNumberVector<double>(frames);

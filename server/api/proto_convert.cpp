@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "codec/compact_compliance.h"
 #include "server/api_error.h"
 
 namespace softbody::server {
@@ -98,10 +99,17 @@ void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out) {
   out.set_validity_radius(model.validity_radius);
 }
 
-void to_proto(const codec::ToolContactModel& model, v1::ContactProblemModel& out) {
+void to_proto(const codec::ToolContactModel& model, v1::ContactProblemEncoding encoding,
+              v1::ContactProblemModel& out) {
   to_proto(model.reference_position, *out.mutable_reference_position());
   out.set_contacts(model.problem.contacts);
-  out.mutable_compliance()->Add(model.problem.w.begin(), model.problem.w.end());
+  if (encoding == v1::CONTACT_PROBLEM_ENCODING_UPPER_FLOAT) {
+    const std::vector<float> upper =
+        codec::encode_compliance_upper(model.problem.w, 3 * model.problem.contacts);
+    out.mutable_compliance_upper()->Add(upper.begin(), upper.end());
+  } else {
+    out.mutable_compliance()->Add(model.problem.w.begin(), model.problem.w.end());
+  }
   out.mutable_free_motion()->Add(model.problem.delta_free.begin(), model.problem.delta_free.end());
   out.mutable_friction()->Add(model.problem.mu.begin(), model.problem.mu.end());
   out.mutable_frames()->Add(model.frames.begin(), model.frames.end());
@@ -193,6 +201,9 @@ std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, 
   if (!(c.candidate_reach() >= 0 && c.candidate_reach() <= 0.1))
     return "candidate_reach: must lie in [0, 0.1] m";
   in.contact.reach = c.candidate_reach();
+  if (!v1::ContactProblemEncoding_IsValid(c.contact_problem_encoding()))
+    return "contact_problem_encoding: unknown encoding " +
+           std::to_string(c.contact_problem_encoding());
   if (c.has_grab_vertex() && (c.grab_vertex() < 0 || c.grab_vertex() >= num_vertices))
     return "grab_vertex: must be unset (nearest) or a vertex id below " +
            std::to_string(num_vertices);

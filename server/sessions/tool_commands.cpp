@@ -38,7 +38,9 @@ void answer_tool_command(Session& session, Tool& tool, const Caller& caller, Cal
     const codec::Vec3d force = session.answer(tool, input, contacts, model, &contact_problem);
     to_proto(force, *reply.mutable_force());
     to_proto(model, *reply.mutable_model());
-    if (!contact_problem.empty()) to_proto(contact_problem, *reply.mutable_contact_problem());
+    if (!contact_problem.empty())
+      to_proto(contact_problem, command.contact_problem_encoding(),
+               *reply.mutable_contact_problem());
     reply.set_contacts(contacts);
   }
   metrics.tool_commands.fetch_add(1, std::memory_order_relaxed);

@@ -5,8 +5,8 @@ import type { ContactProblemModel } from "../gen/softbody/v1/interact_pb";
 import { loadCodec } from "./frame_pipeline";
 
 interface WasmSolver {
-  load(x: number, y: number, z: number, contacts: number, compliance: number[], freeMotion: number[],
-    friction: number[], frames: number[], forces: number[]): boolean;
+  load(x: number, y: number, z: number, contacts: number, compliance: number[], upper: boolean,
+    freeMotion: number[], friction: number[], frames: number[], forces: number[]): boolean;
   empty(): boolean;
   force(x: number, y: number, z: number): number[];
   delete(): void;
@@ -20,11 +20,16 @@ export class ToolContactSolver {
     return new ToolContactSolver(new module.ToolContactSolver());
   }
 
-  /** Takes a reply's problem; false (and empty) when its arrays do not fit its contact count. */
+  /**
+   * Takes a reply's problem, its compliance whole or as the upper triangle the page asks for
+   * (ContactProblemEncoding.UPPER_FLOAT); false (and empty) when its arrays do not fit its
+   * contact count.
+   */
   load(p: ContactProblemModel): boolean {
     const r = p.referencePosition ?? { x: 0, y: 0, z: 0 };
-    return this.wasm.load(r.x, r.y, r.z, p.contacts, [...p.compliance], [...p.freeMotion], [...p.friction],
-      [...p.frames], [...p.forces]);
+    const upper = p.complianceUpper.length > 0;
+    return this.wasm.load(r.x, r.y, r.z, p.contacts, upper ? [...p.complianceUpper] : [...p.compliance], upper,
+      [...p.freeMotion], [...p.friction], [...p.frames], [...p.forces]);
   }
 
   get empty(): boolean {

@@ -8,7 +8,7 @@
 // button orbits as usual.
 import * as THREE from "three";
 import { MOUSE } from "three";
-import { ContactModel, ToolMode, ToolShape } from "../gen/softbody/v1/interact_pb";
+import { ContactModel, ContactProblemEncoding, ToolMode, ToolShape } from "../gen/softbody/v1/interact_pb";
 import type { BodyView } from "../render/view";
 import { CandidateReach } from "./candidate_reach";
 
@@ -148,6 +148,7 @@ export class ToolController {
       contactModel: this.constraintContact ? ContactModel.CONSTRAINT : ContactModel.PENALTY,
       frictionCoefficient: this.constraintContact ? this.frictionCoefficient : 0,
       candidateReach: this.constraintContact ? this.reach.reach(this.linkDelayS) : 0,
+      contactProblemEncoding: ContactProblemEncoding.UPPER_FLOAT,
       pose: { position: { x: this.target.x, y: this.target.y, z: this.target.z } },
       velocity,
     };
