@@ -336,6 +336,9 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
     spdlog::info("event=tool_attached session={} tool={} peer={}", tool_session_->id(), tool_->id(),
                  peer_);
   }
+  // A waiting rejection is never replaced (the user must learn why a command was refused): it
+  // joins the replies' queue, which is written before the force slot, so the order holds.
+  if (force_ && !force_message_.force().rejected().empty()) send_reply(std::exchange(force_, {}));
   // A waiting force is replaced by the newest; a step's contact problem, sent with its first
   // reply only, moves to the newer reply when that has none (force_message_ still holds the
   // waiting reply while force_ is set).

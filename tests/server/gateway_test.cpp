@@ -151,6 +151,47 @@ TEST_F(Gateway, FramesDecodeAndAGrabToolMovesTheBody) {
   EXPECT_GT(after[3 * top + 1] - before[3 * top + 1], 0.005) << "the grabbed vertex rose";
 }
 
+// A browser that stops reading while its tool keeps sending (a stalled tab, a slow link): the
+// gateway keeps one force reply waiting, the newest, and counts in `superseded` what it replaced,
+// but never replaces a rejection. Read afterwards: the replies come in command order, every command
+// is answered or superseded, and the rejection is among them. 300,000 replies (~20 MB) are more
+// than any machine's socket buffers hold, so superseding must happen.
+TEST_F(Gateway, RepliesBehindAStalledReaderAreSupersededExceptRejections) {
+  WsClient ws(server_->http_port());
+  const std::string id = ws.call(create_request("cantilever", true)).session().id();
+  v1::ClientMessage tool;
+  v1::ToolCommand& c = *tool.mutable_tool_command();
+  c.set_session_id(id);
+  c.set_mode(v1::TOOL_MODE_POKE);
+  c.mutable_pose()->mutable_position()->set_y(1.0);  // far above the body
+  constexpr std::uint64_t kCommands = 300000, kRejected = 150000;
+  for (std::uint64_t sequence = 1; sequence <= kCommands; ++sequence) {
+    c.set_sequence(sequence);
+    c.set_radius(sequence == kRejected ? 5.0 : 0.01);  // 5 m: out of range
+    ws.send(tool);
+  }
+  std::uint64_t last = 0, accounted = 0, replies = 0;
+  bool rejection_seen = false;
+  while (last < kCommands) {
+    auto m = ws.receive();
+    ASSERT_TRUE(m) << ws.error().message();
+    if (!m->has_force()) continue;
+    const v1::ForceReply& r = m->force();
+    ASSERT_GT(r.sequence(), last) << "replies out of order";
+    last = r.sequence();
+    ++replies;
+    accounted += 1 + r.superseded();
+    if (!r.rejected().empty()) {
+      EXPECT_EQ(r.sequence(), kRejected);
+      EXPECT_NE(r.rejected().find("radius"), std::string::npos) << r.rejected();
+      rejection_seen = true;
+    }
+  }
+  EXPECT_TRUE(rejection_seen);
+  EXPECT_EQ(accounted, kCommands);
+  EXPECT_LT(replies, kCommands);
+}
+
 TEST_F(Gateway, MalformedMessageClosesOnlyThatConnection) {
   WsClient good(server_->http_port());
   const std::string id = good.call(create_request("default", false)).session().id();
