@@ -153,42 +153,58 @@ TEST_F(Gateway, FramesDecodeAndAGrabToolMovesTheBody) {
 
 // A browser that stops reading while its tool keeps sending (a stalled tab, a slow link): the
 // gateway keeps one force reply waiting, the newest, and counts in `superseded` what it replaced,
-// but never replaces a rejection. Read afterwards: the replies come in command order, every command
-// is answered or superseded, and the rejection is among them. 300,000 replies (~20 MB) are more
-// than any machine's socket buffers hold, so superseding must happen.
+// but never replaces a rejection, and a step's contact problem moves on to the newer reply. Read
+// afterwards: the replies come in command order, every command is answered or superseded, the
+// rejection and the step's problem are among them. The tool presses 2 mm into the beam, so each
+// reply carries a force model (~150 bytes): 300,000 of them (~45 MB) are more than any machine's
+// socket buffers hold, and superseding must happen.
 TEST_F(Gateway, RepliesBehindAStalledReaderAreSupersededExceptRejections) {
   WsClient ws(server_->http_port());
-  const std::string id = ws.call(create_request("cantilever", true)).session().id();
+  const v1::SessionInfo s = ws.call(create_request("cantilever", true)).session();
   v1::ClientMessage tool;
   v1::ToolCommand& c = *tool.mutable_tool_command();
-  c.set_session_id(id);
+  c.set_session_id(s.id());
   c.set_mode(v1::TOOL_MODE_POKE);
-  c.mutable_pose()->mutable_position()->set_y(1.0);  // far above the body
+  c.set_contact_model(v1::CONTACT_MODEL_CONSTRAINT);
+  c.set_radius(0.01);
+  c.mutable_pose()->mutable_position()->set_x(0.105);
+  c.mutable_pose()->mutable_position()->set_y(s.rest_bounds().max().y() + 0.01 - 0.002);
+  c.mutable_pose()->mutable_position()->set_z(0.025);
+  v1::ClientMessage step;
+  step.set_request_id(1000);
+  step.mutable_control_session()->set_session_id(s.id());
+  step.mutable_control_session()->set_action(v1::CONTROL_ACTION_STEP);
+  step.mutable_control_session()->set_steps(1);
   constexpr std::uint64_t kCommands = 300000, kRejected = 150000;
   for (std::uint64_t sequence = 1; sequence <= kCommands; ++sequence) {
     c.set_sequence(sequence);
-    c.set_radius(sequence == kRejected ? 5.0 : 0.01);  // 5 m: out of range
+    c.set_friction_coefficient(sequence == kRejected ? -1 : 0.3);
     ws.send(tool);
+    if (sequence == 10) ws.send(step);  // nothing is read meanwhile
   }
   std::uint64_t last = 0, accounted = 0, replies = 0;
+  std::int64_t last_problem_step = -1;
   bool rejection_seen = false;
   while (last < kCommands) {
     auto m = ws.receive();
     ASSERT_TRUE(m) << ws.error().message();
+    ASSERT_FALSE(m->has_error()) << m->error().message();
     if (!m->has_force()) continue;
     const v1::ForceReply& r = m->force();
     ASSERT_GT(r.sequence(), last) << "replies out of order";
     last = r.sequence();
     ++replies;
     accounted += 1 + r.superseded();
+    if (r.has_contact_problem()) last_problem_step = r.contact_problem().step();
     if (!r.rejected().empty()) {
       EXPECT_EQ(r.sequence(), kRejected);
-      EXPECT_NE(r.rejected().find("radius"), std::string::npos) << r.rejected();
+      EXPECT_EQ(r.rejected(), "friction_coefficient: must lie in [0, 10]");
       rejection_seen = true;
     }
   }
   EXPECT_TRUE(rejection_seen);
   EXPECT_EQ(accounted, kCommands);
+  EXPECT_GE(last_problem_step, 1);  // the one step's problem got through
   EXPECT_LT(replies, kCommands);
 }
 
