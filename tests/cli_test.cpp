@@ -160,6 +160,19 @@ TEST(SimRun, TheGraspSceneLiftsTheCubeWithoutSlip) {
     // sets were regularized and Alart-Curnier's Newton added).
     EXPECT_LT(j["pgs_residual"].get<double>(), 1e-4) << "step " << j["step"];
     EXPECT_LT(j["max_penetration"].get<double>(), 1e-4) << "step " << j["step"];
+    // Where the contact stage's time went: parts of it, each within it; a step with contacts
+    // builds W and (fresh compliance, the default) factors the matrix for it.
+    const nlohmann::json& times = j["contact_times_ms"];
+    double parts = 0;
+    for (const char* part : {"detect", "factor", "compliance", "solve", "correction"}) {
+      EXPECT_GE(times[part].get<double>(), 0) << part;
+      parts += times[part].get<double>();
+    }
+    EXPECT_LE(parts, j["contact_ms"].get<double>()) << "step " << j["step"];
+    if (j["active_contacts"].get<int>() > 0) {
+      EXPECT_GT(times["compliance"].get<double>(), 0) << "step " << j["step"];
+      EXPECT_GT(times["factor"].get<double>(), 0) << "step " << j["step"];
+    }
   }
   std::nth_element(penetration.begin(), penetration.begin() + 60, penetration.end());
   EXPECT_LT(penetration[60], 1e-6);
@@ -220,9 +233,9 @@ TEST(SimRun, SameInputsGiveBitIdenticalOutputOnOneThread) {
     EXPECT_EQ(r.exit_code, 0) << r.err;
     std::vector<nlohmann::json> lines = json_lines(r.out);
     for (nlohmann::json& j : lines) {
-      for (const char* timing :
-           {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms", "factor_ms",
-            "contact_ms", "wall_s", "realtime_factor", "median_step_ms", "p99_step_ms"}) {
+      for (const char* timing : {"step_ms", "forces_ms", "assembly_ms", "solve_ms", "correction_ms",
+                                 "factor_ms", "contact_ms", "contact_times_ms", "wall_s",
+                                 "realtime_factor", "median_step_ms", "p99_step_ms"}) {
         j.erase(timing);
       }
     }

@@ -49,6 +49,11 @@ nlohmann::ordered_json step_json(const StepStats& s) {
   j["pgs_iterations"] = s.pgs_iterations;
   j["contact_newton_iterations"] = s.contact_newton_iterations;
   j["contact_ms"] = s.contact_ms;
+  j["contact_times_ms"] = {{"detect", s.contact_times.detect_ms},
+                           {"factor", s.contact_times.factor_ms},
+                           {"compliance", s.contact_times.compliance_ms},
+                           {"solve", s.contact_times.solve_ms},
+                           {"correction", s.contact_times.correction_ms}};
   j["newton_iterations"] = s.newton_iterations;
   j["jacobian_updates"] = s.jacobian_updates;
   j["line_search_backtracks"] = s.line_search_backtracks;

@@ -148,6 +148,12 @@ struct StepStats {
   int pgs_iterations = 0;
   int contact_newton_iterations = 0;
   double contact_ms = 0;
+  // Where contact_ms went (ContactResult's): detection, the fresh compliance's factorization,
+  // W (W_J once and its re-orientations or rebuilds), the Signorini-Coulomb solves, the
+  // corrective motions.
+  struct ContactTimes {
+    double detect_ms = 0, factor_ms = 0, compliance_ms = 0, solve_ms = 0, correction_ms = 0;
+  } contact_times;
   std::vector<Vec3> obstacle_forces;
   std::vector<Mat3> obstacle_stiffness;  // ContactResult's, for haptic coupling models [N/m]
   std::vector<int> obstacle_contacts;

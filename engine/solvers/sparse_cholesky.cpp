@@ -9,6 +9,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace softbody {
 namespace {
@@ -316,11 +317,90 @@ Eigen::SparseMatrix<double> to_eigen(const cholmod_sparse& s) {
 
 }  // namespace
 
+namespace {
+
+// Y = L^-1 P B and Z = D^-1 Y for a simplicial factor, one column of B at a time, each solve
+// limited to the rows its right-hand side reaches in L's elimination tree (cholmod_solve2 with a
+// sparse Bset: CHOLMOD walks the reach instead of all n columns). For the knight's factor (1,662
+// unknowns) a contact's column reaches a few hundred rows, where cholmod_spsolve solves with all
+// of them (it takes the columns as dense blocks). CHOLMOD offers Bset for simplicial factors only.
+void half_solves_by_reach(cholmod_factor* l, cholmod_common& common,
+                          const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b,
+                          Eigen::SparseMatrix<double>& y, Eigen::SparseMatrix<double>& z) {
+  const auto n = static_cast<int>(l->n);
+  const int* perm = l->ordering == CHOLMOD_NATURAL ? nullptr : static_cast<const int*>(l->Perm);
+  std::vector<int> inverse(static_cast<size_t>(n));
+  for (int k = 0; k < n; ++k) inverse[static_cast<size_t>(perm ? perm[k] : k)] = k;
+  const auto* lp = static_cast<const int*>(l->p);
+  const auto* lx = static_cast<const double*>(l->x);
+  cholmod_dense* rhs = cholmod_zeros(static_cast<size_t>(n), 1, CHOLMOD_REAL, &common);
+  cholmod_sparse* set = cholmod_allocate_sparse(static_cast<size_t>(n), 1, static_cast<size_t>(n),
+                                                false, true, 0, CHOLMOD_PATTERN, &common);
+  cholmod_dense *x = nullptr, *work_y = nullptr, *work_e = nullptr;
+  cholmod_sparse* reach = nullptr;
+  const auto free_all = [&] {
+    cholmod_free_dense(&rhs, &common);
+    cholmod_free_sparse(&set, &common);
+    cholmod_free_dense(&x, &common);
+    cholmod_free_dense(&work_y, &common);
+    cholmod_free_dense(&work_e, &common);
+    cholmod_free_sparse(&reach, &common);
+  };
+  if (!rhs || !set) {
+    free_all();
+    throw std::runtime_error("CHOLMOD sparse half-solve: out of memory");
+  }
+  auto* rhs_x = static_cast<double*>(rhs->x);
+  auto* set_p = static_cast<int*>(set->p);
+  auto* set_i = static_cast<int*>(set->i);
+  std::vector<Eigen::Triplet<double>> y_entries, z_entries;
+  for (int j = 0; j < b.outerSize(); ++j) {
+    int count = 0;
+    for (Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator it(b, j); it; ++it) {
+      const int row = inverse[static_cast<size_t>(it.row())];  // (P b)[row] = b[perm[row]]
+      rhs_x[row] = it.value();
+      set_i[count++] = row;
+    }
+    if (count == 0) continue;
+    set_p[0] = 0;
+    set_p[1] = count;
+    const bool ok = cholmod_solve2(CHOLMOD_L, l, rhs, set, &x, &reach, &work_y, &work_e, &common);
+    for (int k = 0; k < count; ++k) rhs_x[set_i[k]] = 0;
+    if (!ok) {
+      free_all();
+      throw std::runtime_error("CHOLMOD sparse half-solve failed");
+    }
+    const auto* xx = static_cast<const double*>(x->x);
+    const auto* reach_i = static_cast<const int*>(reach->i);
+    const int reached = static_cast<const int*>(reach->p)[1];
+    for (int k = 0; k < reached; ++k) {
+      const int row = reach_i[k];
+      const double value = xx[row];
+      if (value == 0) continue;
+      y_entries.emplace_back(row, j, value);
+      // LDL^T keeps D on L's diagonal; LL^T has none (D = I).
+      z_entries.emplace_back(row, j, l->is_ll ? value : value / lx[lp[row]]);
+    }
+  }
+  free_all();
+  y.resize(n, b.cols());
+  z.resize(n, b.cols());
+  y.setFromTriplets(y_entries.begin(), y_entries.end());
+  z.setFromTriplets(z_entries.begin(), z_entries.end());
+}
+
+}  // namespace
+
 Eigen::MatrixXd SparseCholesky::inverse_quadratic_form(const Eigen::SparseMatrix<double>& b) const {
   if (!impl_->current)
     throw std::logic_error("SparseCholesky::inverse_quadratic_form before a factorization");
   Eigen::SparseMatrix<double, Eigen::ColMajor, int> compressed = b;
   compressed.makeCompressed();
+  if (!impl_->current->is_super) {
+    Eigen::SparseMatrix<double> y, z;
+    half_solves_by_reach(impl_->current, impl_->common, compressed, y, z);
+    return Eigen::MatrixXd(y.transpose() * z);
+  }
   cholmod_sparse view{};
   view.nrow = static_cast<size_t>(compressed.rows());
   view.ncol = static_cast<size_t>(compressed.cols());

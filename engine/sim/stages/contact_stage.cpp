@@ -26,6 +26,12 @@ bool ContactStage::run(const SimulationModel& model, std::span<const Obstacle> o
   stats.pgs_residual = std::max(stats.pgs_residual, result_.pgs_residual);
   stats.pgs_iterations += result_.pgs_iterations;
   stats.contact_newton_iterations += result_.newton_iterations;
+  StepStats::ContactTimes& times = stats.contact_times;
+  times.detect_ms += result_.detect_ms;
+  times.factor_ms += result_.factor_ms;
+  times.compliance_ms += result_.build_ms + result_.rebuild_ms;
+  times.solve_ms += result_.pgs_ms;
+  times.correction_ms += result_.correction_ms;
   stats.obstacle_forces = result_.obstacle_forces;
   stats.obstacle_stiffness = result_.obstacle_stiffness;
   stats.obstacle_contacts = result_.obstacle_contacts;
