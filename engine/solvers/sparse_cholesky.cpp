@@ -23,6 +23,12 @@ double ms_since(Clock::time_point start) {
 // largest; below it the factor would amplify round-off more than a shifted Cholesky preconditions.
 constexpr double kMinRelativePivot = 1e-12;
 
+// Half-solves by reach as compressed columns (see half_solves_by_reach).
+struct ReachColumns {
+  std::vector<int> outer, rows;
+  std::vector<double> half, scaled;
+};
+
 }  // namespace
 
 struct SparseCholesky::Impl {
@@ -32,7 +38,8 @@ struct SparseCholesky::Impl {
   cholmod_factor* ldlt = nullptr;     // simplicial LDL^T for an indefinite supernodal case
   cholmod_factor* current = nullptr;  // the factor solve() uses
   mutable cholmod_dense *x = nullptr, *y = nullptr, *e = nullptr;
-  cholmod_sparse view{};  // a header over the matrix's arrays (no copy)
+  cholmod_sparse view{};               // a header over the matrix's arrays (no copy)
+  mutable ReachColumns reach_columns;  // inverse_quadratic_form's buffers, kept between calls
 
   Impl() {
     cholmod_start(&common);
@@ -319,14 +326,16 @@ Eigen::SparseMatrix<double> to_eigen(const cholmod_sparse& s) {
 
 namespace {
 
-// Y = L^-1 P B and Z = D^-1 Y for a simplicial factor, one column of B at a time, each solve
-// limited to the rows its right-hand side reaches in L's elimination tree (cholmod_solve2 with a
-// sparse Bset: CHOLMOD walks the reach instead of all n columns). For the knight's factor (1,662
-// unknowns) a contact's column reaches a few hundred rows, where cholmod_spsolve solves with all
-// of them (it takes the columns as dense blocks). CHOLMOD offers Bset for simplicial factors only.
+// Y = L^-1 P B and D^-1 Y for a simplicial factor, as compressed columns (`half`: Y's values,
+// `scaled`: D^-1 Y's, on the same rows), one column of B at a time, each solve limited to the rows
+// its right-hand side reaches in L's elimination tree (cholmod_solve2 with a sparse Bset: CHOLMOD
+// walks the reach instead of all n columns). For the knight's factor (1,662 unknowns) a grasp's
+// column reaches ~100 rows, where cholmod_spsolve solves with all of them (it takes the columns
+// as dense blocks). CHOLMOD offers Bset for simplicial factors only. The columns are written in
+// place (no triplets to sort and no growing buffers: those cost more than the solves here).
 void half_solves_by_reach(cholmod_factor* l, cholmod_common& common,
                           const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b,
-                          Eigen::SparseMatrix<double>& y, Eigen::SparseMatrix<double>& z) {
+                          ReachColumns& out) {
   const auto n = static_cast<int>(l->n);
   const int* perm = l->ordering == CHOLMOD_NATURAL ? nullptr : static_cast<const int*>(l->Perm);
   std::vector<int> inverse(static_cast<size_t>(n));
@@ -353,7 +362,10 @@ void half_solves_by_reach(cholmod_factor* l, cholmod_common& common,
   auto* rhs_x = static_cast<double*>(rhs->x);
   auto* set_p = static_cast<int*>(set->p);
   auto* set_i = static_cast<int*>(set->i);
-  std::vector<Eigen::Triplet<double>> y_entries, z_entries;
+  out.outer.assign(1, 0);
+  out.rows.clear();
+  out.half.clear();
+  out.scaled.clear();
   for (int j = 0; j < b.outerSize(); ++j) {
     int count = 0;
     for (Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator it(b, j); it; ++it) {
@@ -361,32 +373,31 @@ void half_solves_by_reach(cholmod_factor* l, cholmod_common& common,
       rhs_x[row] = it.value();
       set_i[count++] = row;
     }
-    if (count == 0) continue;
-    set_p[0] = 0;
-    set_p[1] = count;
-    const bool ok = cholmod_solve2(CHOLMOD_L, l, rhs, set, &x, &reach, &work_y, &work_e, &common);
-    for (int k = 0; k < count; ++k) rhs_x[set_i[k]] = 0;
-    if (!ok) {
-      free_all();
-      throw std::runtime_error("CHOLMOD sparse half-solve failed");
+    if (count > 0) {
+      set_p[0] = 0;
+      set_p[1] = count;
+      const bool ok = cholmod_solve2(CHOLMOD_L, l, rhs, set, &x, &reach, &work_y, &work_e, &common);
+      for (int k = 0; k < count; ++k) rhs_x[set_i[k]] = 0;
+      if (!ok) {
+        free_all();
+        throw std::runtime_error("CHOLMOD sparse half-solve failed");
+      }
+      const auto* xx = static_cast<const double*>(x->x);
+      const auto* reach_i = static_cast<const int*>(reach->i);
+      const int reached = static_cast<const int*>(reach->p)[1];
+      for (int k = 0; k < reached; ++k) {
+        const int row = reach_i[k];
+        const double value = xx[row];
+        if (value == 0) continue;
+        out.rows.push_back(row);
+        out.half.push_back(value);
+        // LDL^T keeps D on L's diagonal; LL^T has none (D = I).
+        out.scaled.push_back(l->is_ll ? value : value / lx[lp[row]]);
+      }
     }
-    const auto* xx = static_cast<const double*>(x->x);
-    const auto* reach_i = static_cast<const int*>(reach->i);
-    const int reached = static_cast<const int*>(reach->p)[1];
-    for (int k = 0; k < reached; ++k) {
-      const int row = reach_i[k];
-      const double value = xx[row];
-      if (value == 0) continue;
-      y_entries.emplace_back(row, j, value);
-      // LDL^T keeps D on L's diagonal; LL^T has none (D = I).
-      z_entries.emplace_back(row, j, l->is_ll ? value : value / lx[lp[row]]);
-    }
+    out.outer.push_back(static_cast<int>(out.rows.size()));
   }
   free_all();
-  y.resize(n, b.cols());
-  z.resize(n, b.cols());
-  y.setFromTriplets(y_entries.begin(), y_entries.end());
-  z.setFromTriplets(z_entries.begin(), z_entries.end());
 }
 
 }  // namespace
@@ -397,8 +408,13 @@ Eigen::MatrixXd SparseCholesky::inverse_quadratic_form(const Eigen::SparseMatrix
   Eigen::SparseMatrix<double, Eigen::ColMajor, int> compressed = b;
   compressed.makeCompressed();
   if (!impl_->current->is_super) {
-    Eigen::SparseMatrix<double> y, z;
-    half_solves_by_reach(impl_->current, impl_->common, compressed, y, z);
+    ReachColumns& c = impl_->reach_columns;
+    half_solves_by_reach(impl_->current, impl_->common, compressed, c);
+    using Columns = Eigen::Map<const Eigen::SparseMatrix<double, Eigen::ColMajor, int>>;
+    const auto n = static_cast<Eigen::Index>(impl_->current->n);
+    const auto nonzeros = static_cast<Eigen::Index>(c.rows.size());
+    const Columns y(n, compressed.cols(), nonzeros, c.outer.data(), c.rows.data(), c.half.data());
+    const Columns z(n, compressed.cols(), nonzeros, c.outer.data(), c.rows.data(), c.scaled.data());
     return Eigen::MatrixXd(y.transpose() * z);
   }
   cholmod_sparse view{};
