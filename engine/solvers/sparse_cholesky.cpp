@@ -322,10 +322,6 @@ Eigen::SparseMatrix<double> to_eigen(const cholmod_sparse& s) {
   return out;
 }
 
-}  // namespace
-
-namespace {
-
 // Y = L^-1 P B and D^-1 Y for a simplicial factor, as compressed columns (`half`: Y's values,
 // `scaled`: D^-1 Y's, on the same rows), one column of B at a time, each solve limited to the rows
 // its right-hand side reaches in L's elimination tree (cholmod_solve2 with a sparse Bset: CHOLMOD
