@@ -16,11 +16,11 @@ void to_proto(const BoundingBox& box, v1::BoundingBox& out);
 void to_proto(const PublishedState& state, v1::StepStatistics& out);
 void to_proto(const codec::CouplingModel& model, v1::CouplingModel& out);
 
-// Validated tool command. Returns an empty string or the problem ("pose.position: not finite").
 // The compliance as the command's encoding asked (codec/compact_compliance.h for UPPER_FLOAT).
 void to_proto(const codec::ToolContactModel& model, v1::ContactProblemEncoding encoding,
               v1::ContactProblemModel& out);
 
+// Validated tool command. Returns an empty string or the problem ("pose.position: not finite").
 std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, ToolInput& out);
 
 }  // namespace softbody::server
