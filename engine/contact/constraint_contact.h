@@ -34,8 +34,12 @@ namespace softbody {
 
 // One step's contact resolution, for statistics, haptics and tests.
 struct ContactResult {
-  std::vector<ContactPoint> points;   // as detected at the free motion
-  std::vector<Vec3> forces;           // on the body at each point [N]
+  std::vector<ContactPoint> points;  // as detected at the free motion
+  std::vector<Vec3> forces;          // on the body at each point [N]
+  // The normal each force was solved in (its last linearization's, at the point's position
+  // there): the friction cone holds about it. It may differ from the detection's `normal` at the
+  // free motion, which a body springing back through a small tool can turn inside out.
+  std::vector<Vec3> normals;
   std::vector<Vec3> obstacle_forces;  // on each obstacle (minus the body's share) [N]
   // d(force on the obstacle)/d(obstacle position) with its active contacts held: -N W_NN^-1 N^T
   // over the obstacle's active contacts (normals N, W_NN their normal-normal compliance), the
