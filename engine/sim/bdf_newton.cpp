@@ -14,6 +14,26 @@
 #include "engine/sim/stages/velocity_solve.h"
 
 namespace softbody {
+
+namespace {
+
+// Whether two steps' contacts carry force on the same features (obstacle and vertices), in any
+// order.
+bool same_features(const std::vector<SimulationState::ContactMemory>& a,
+                   const std::vector<SimulationState::ContactMemory>& b) {
+  if (a.size() != b.size()) return false;
+  const auto key = [](const SimulationState::ContactMemory& c) {
+    return std::pair{c.obstacle, c.vertices};
+  };
+  std::vector<std::pair<int, std::array<Index, 4>>> x, y;
+  for (const auto& c : a) x.push_back(key(c));
+  for (const auto& c : b) y.push_back(key(c));
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  return x == y;
+}
+
+}  // namespace
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -129,14 +149,21 @@ bool BdfNewton::newton(const SimulationState& state, double dt, StepStats& stats
              external_start_.h[i].squaredNorm();
   }
   const double scale = std::max(std::sqrt(terms) / (dt + m.options.beta), 1e-300);
-  // Predictor: the last velocity (positions extrapolated along it); fixed vertices stay.
-  v_ = state.v;
-  for (size_t i = 0; i < m.fixed.size(); ++i)
-    if (m.fixed[i]) v_[i].setZero();
+  // Predictor: the last velocity (positions extrapolated along it), or the last free motion
+  // (predictor_) where that is nearer the root (the smaller residual: a body whose contacts
+  // chatter frees itself differently every other step); fixed vertices stay.
   jacobian_ = system_;  // J at p_k: the linearized step's matrix
   // Psi measures progress where every force has a potential (all but follower loads).
   energy_merit_ = external_start_.conservative;
-  evaluate_at(state, dt, v_, false);
+  const auto start_from = [&](const Vec3Array& v) {
+    v_ = v;
+    for (size_t i = 0; i < m.fixed.size(); ++i)
+      if (m.fixed[i]) v_[i].setZero();
+    evaluate_at(state, dt, v_, false);
+    return g_.norm();
+  };
+  const double from_state = start_from(state.v);
+  if (predictor_ && !(start_from(*predictor_) < from_state)) start_from(state.v);
   double last_step = 0;
   int on_this_jacobian = 0;
   // Whether J was evaluated at the current iterate (the predictor differs from p_k unless v_k = 0).
@@ -263,6 +290,11 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
   const int order = usable_order(state, dt);
   stats.bdf_order = order;
   form_start(state, order);
+  const SimulationState::FreeMotion& free_motion = state.free_motion;
+  predictor_ =
+      free_motion.t == state.t && free_motion.dt == dt && free_motion.v.size() == state.v.size()
+          ? &free_motion.v
+          : nullptr;
   // BDF's step equations are backward Euler's from (p^, v^) with the step beta dt.
   const double h = kBdfFormulas[static_cast<size_t>(order - 1)].beta * dt;
   solver_cache_.load(state);
@@ -294,6 +326,7 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
   if (!converged) {
     const bool ok = linearized_fallback(state, h, stats);
     solver_cache_.store(state);
+    if (ok) state.free_motion = {};
     return ok;
   }
   const auto n = static_cast<size_t>(m.topology->num_vertices());
@@ -308,12 +341,23 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
     backward_euler_jacobian(m, h, {start_.p, start_.v, forces_start_.K}, forces_, external_,
                             jacobian_);
   };
+  const std::vector<SimulationState::ContactMemory> held_before = state.contact_memory;
   const bool contact_ok =
       contact_.run(m, loads_.constraint_obstacles, state.t, t_next_, h, jacobian_,
                    solver_cache_.solver(), state, p_next_, v_next_, stats, jacobian_at_free_motion);
   solver_cache_.store(state);
   if (!contact_ok) return false;
-  return accept(state, stats);
+  // Where contacts hold (the same features carry force as in the step before) the free motion
+  // repeats: it is the next step's predictor. A contact set that changes (a cube chattering on
+  // its floor) frees the body differently from step to step.
+  Vec3Array free_v;
+  if (contact_.last().active > 0 && same_features(held_before, state.contact_memory)) free_v = v_;
+  if (!accept(state, stats)) return false;
+  if (free_v.empty())
+    state.free_motion = {};
+  else
+    state.free_motion = {std::move(free_v), step_dt_, state.t};
+  return true;
 }
 
 StepStats BdfNewton::step(SimulationState& state, const StepInputs& inputs) {

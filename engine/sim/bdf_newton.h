@@ -71,6 +71,9 @@ class BdfNewton final : public Integrator {
   StepPotential psi_;          // Psi at the last evaluate_at (with energy_merit_)
   double t_next_ = 0, step_dt_ = 0;
   SimulationState start_;  // p^, v^ of the attempt (only p and v are used)
+  // Newton's predictor: the state's recorded free motion when it is valid for this step, else
+  // null (then v^).
+  const Vec3Array* predictor_ = nullptr;
   // Scratch.
   StepInternalForces internal_;
   ForceOutput forces_start_, forces_;  // at p_k; at the current iterate

@@ -65,10 +65,6 @@ struct SimulationState {
   // Per-element material memory: the Prony terms' memory tensors (ViscousModel, 6 values per term
   // per element); empty for an elastic body or one that never deformed.
   std::vector<double> material_memory;
-  // The multistep integrators' history (BDF): positions and velocities of the states before this
-  // one, newest first, all dt apart. Valid only for the state it was recorded with (t == its t)
-  // and the same dt: a new dt, a retry with substeps or another integrator's step restart BDF at
-  // order 1.
   // Constraint contact's last forces, per (obstacle, surface feature): the warm start of the next
   // step's projected Gauss-Seidel (a held grasp keeps its contacts, and its forces change little).
   // Only the path of PGS depends on it (the answer to its tolerance does not).
@@ -79,6 +75,22 @@ struct SimulationState {
     bool operator==(const ContactMemory&) const = default;
   };
   std::vector<ContactMemory> contact_memory;
+  // The last step's free motion (the velocities Newton solved for, before constraint contact moved
+  // them), kept when contact forces moved the state: the next Newton solve's predictor. A held
+  // body springs back the same way in every step's free motion, far from its held state's
+  // velocity (Newton needed 10-20 iterations from that on scenes/grasp.json). Valid only for the
+  // state it was recorded with (t == its t) and the same dt; only the path of Newton depends on
+  // it (the answer to its tolerance does not).
+  struct FreeMotion {
+    Vec3Array v;
+    double dt = 0;
+    double t = -1;
+    bool operator==(const FreeMotion&) const = default;
+  } free_motion;
+  // The multistep integrators' history (BDF): positions and velocities of the states before this
+  // one, newest first, all dt apart. Valid only for the state it was recorded with (t == its t)
+  // and the same dt: a new dt, a retry with substeps or another integrator's step restart BDF at
+  // order 1.
   struct History {
     std::vector<Vec3Array> p, v;  // p[0] = p_{n-1}, p[1] = p_{n-2}
     double dt = 0;

@@ -6,6 +6,7 @@
 #include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 
 #include "engine/contact/constraint_contact.h"
@@ -255,6 +256,38 @@ TEST(ConstraintContact, AHeldPressNeedsOneLinearization) {
       EXPECT_LT(c.max_penetration, 1e-6 * kSize);
     }
   }
+}
+
+// Newton's predictor for a held body is its last free motion (SimulationState::free_motion): the
+// held state's velocity is near zero while its free motion springs back the same way every step.
+// The predictor changes Newton's path, not the step's answer.
+TEST(ConstraintContact, AHeldPressPredictsNewtonFromItsLastFreeMotion) {
+  SimulationModel model = pressed_block(ContactScheme::kStandard, 1, 0.3);
+  ASSERT_EQ(model.options.type, IntegratorType::kImplicitEuler);
+  const Vec3 touch = model.obstacles[0].trajectory->position(0);
+  model.obstacles[0].trajectory = make_keyframe_trajectory(
+      {{0, touch}, {0.2, touch - Vec3(0, 0.003, 0)}, {1, touch - Vec3(0, 0.003, 0)}},
+      Interpolation::kLinear);
+  auto shared = std::make_shared<const SimulationModel>(model);
+  auto predicted = make_integrator(shared), unpredicted = make_integrator(shared);
+  SimulationState a = rest_state(*shared), b = a;
+  int iterations_predicted = 0, iterations_unpredicted = 0;
+  double largest = 0;
+  for (int i = 0; i < 60; ++i) {
+    b.free_motion = {};  // Newton from the state's velocity, as before the predictor
+    const StepStats sa = predicted->step(a), sb = unpredicted->step(b);
+    ASSERT_FALSE(sa.failed || sb.failed);
+    for (size_t v = 0; v < a.p.size(); ++v) largest = std::max(largest, (a.p[v] - b.p[v]).norm());
+    if (i < 40) continue;                                   // pressing, then settling
+    EXPECT_FALSE(a.free_motion.v.empty()) << "step " << i;  // contact moved the state
+    EXPECT_FALSE(sa.newton_fallback || sb.newton_fallback) << "step " << i;
+    iterations_predicted += sa.newton_iterations;
+    iterations_unpredicted += sb.newton_iterations;
+  }
+  EXPECT_LT(largest, 1e-6 * kSize);  // the same steps, to Newton's tolerance
+  EXPECT_LT(2 * iterations_predicted, iterations_unpredicted);
+  std::printf("newton iterations over the hold: %d predicted, %d not; largest difference %.3g m\n",
+              iterations_predicted, iterations_unpredicted, largest);
 }
 
 // With A's factor fixed within the step and J constant, seed 002's fast update computes what the

@@ -90,6 +90,11 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   }
   out.set_history_dt(history.dt);
   out.set_history_time(history.t);
+  const SimulationState::FreeMotion& free_motion = snap.state.free_motion;
+  for (const Vec3& v : free_motion.v)
+    out.mutable_free_motion_velocities()->Add(v.data(), v.data() + 3);
+  out.set_free_motion_dt(free_motion.dt);
+  out.set_free_motion_time(free_motion.t);
   out.set_on_time_steps(snap.on_time_steps);
 }
 
@@ -158,6 +163,22 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
   }
   state.history.dt = in.history_dt();
   state.history.t = state.history.p.empty() ? -1 : in.history_time();
+  const auto free_motion_values = static_cast<size_t>(in.free_motion_velocities_size());
+  if (free_motion_values != 0 && free_motion_values != per_state)
+    invalid_argument("snapshot.free_motion_velocities",
+                     "needs 0 or 3 x " + std::to_string(n) + " velocities");
+  if (free_motion_values != 0) {
+    SimulationState::FreeMotion& free_motion = state.free_motion;
+    free_motion.v.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      for (int c = 0; c < 3; ++c)
+        free_motion.v[i][c] = in.free_motion_velocities(static_cast<int>(3 * i) + c);
+      if (!free_motion.v[i].allFinite())
+        invalid_argument("snapshot.free_motion_velocities", "holds a non-finite value");
+    }
+    free_motion.dt = in.free_motion_dt();
+    free_motion.t = in.free_motion_time();
+  }
   snap.on_time_steps = in.on_time_steps();
   return snap;
 }
