@@ -33,9 +33,6 @@ bool same_features(const std::vector<SimulationState::ContactMemory>& a,
   return x == y;
 }
 
-}  // namespace
-namespace {
-
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
