@@ -76,9 +76,10 @@ struct SimulationState {
   };
   std::vector<ContactMemory> contact_memory;
   // The last step's free motion (the velocities Newton solved for, before constraint contact moved
-  // them), kept when contact forces moved the state: the next Newton solve's predictor. A held
-  // body springs back the same way in every step's free motion, far from its held state's
-  // velocity (Newton needed 10-20 iterations from that on scenes/grasp.json). Valid only for the
+  // them), kept when contact forces moved the state and the same features carried force as in the
+  // step before: the next Newton solve's predictor. A held body springs back the same way in every
+  // step's free motion, far from its held state's velocity (7.7 Newton iterations a step from that
+  // on bench/scenes/knight-grasp-hold.json, 2.9 from the last free motion). Valid only for the
   // state it was recorded with (t == its t) and the same dt; only the path of Newton depends on
   // it (the answer to its tolerance does not).
   struct FreeMotion {

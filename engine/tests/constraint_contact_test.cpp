@@ -232,18 +232,23 @@ TEST(ConstraintContact, ASpherePressedBetweenVerticesMeetsTheFaceAndIsPushedOut)
   EXPECT_LE(p.worst_cone, 1e-9);  // the friction cone holds at every contact
 }
 
+// pressed_block's sphere pressed 3 mm into the block over 0.2 s, then held there.
+SimulationModel held_press(ContactScheme scheme, int newton_iterations) {
+  SimulationModel model = pressed_block(scheme, newton_iterations, 0.3);
+  const Vec3 touch = model.obstacles[0].trajectory->position(0);
+  model.obstacles[0].trajectory = make_keyframe_trajectory(
+      {{0, touch}, {0.2, touch - Vec3(0, 0.003, 0)}, {1, touch - Vec3(0, 0.003, 0)}},
+      Interpolation::kLinear);
+  return model;
+}
+
 // A press that stops and holds: each step's free motion springs the pressed surface back into the
 // sphere, but the contacts begin the step where they end, so the first linearization is already
 // the answer's and the directions stop moving at once (they moved ~0.1 mm between the first two
 // when the first linearization sat at the free motion).
 TEST(ConstraintContact, AHeldPressNeedsOneLinearization) {
   for (ContactScheme scheme : {ContactScheme::kStandard, ContactScheme::kFast}) {
-    SimulationModel model = pressed_block(scheme, 5, 0.3);
-    const Vec3 touch = model.obstacles[0].trajectory->position(0);
-    model.obstacles[0].trajectory = make_keyframe_trajectory(
-        {{0, touch}, {0.2, touch - Vec3(0, 0.003, 0)}, {1, touch - Vec3(0, 0.003, 0)}},
-        Interpolation::kLinear);
-    auto shared = std::make_shared<const SimulationModel>(model);
+    auto shared = std::make_shared<const SimulationModel>(held_press(scheme, 5));
     auto integrator = make_integrator(shared);
     SimulationState s = rest_state(*shared);
     for (int i = 0; i < 60; ++i) {
@@ -262,13 +267,8 @@ TEST(ConstraintContact, AHeldPressNeedsOneLinearization) {
 // held state's velocity is near zero while its free motion springs back the same way every step.
 // The predictor changes Newton's path, not the step's answer.
 TEST(ConstraintContact, AHeldPressPredictsNewtonFromItsLastFreeMotion) {
-  SimulationModel model = pressed_block(ContactScheme::kStandard, 1, 0.3);
-  ASSERT_EQ(model.options.type, IntegratorType::kImplicitEuler);
-  const Vec3 touch = model.obstacles[0].trajectory->position(0);
-  model.obstacles[0].trajectory = make_keyframe_trajectory(
-      {{0, touch}, {0.2, touch - Vec3(0, 0.003, 0)}, {1, touch - Vec3(0, 0.003, 0)}},
-      Interpolation::kLinear);
-  auto shared = std::make_shared<const SimulationModel>(model);
+  auto shared = std::make_shared<const SimulationModel>(held_press(ContactScheme::kStandard, 1));
+  ASSERT_EQ(shared->options.type, IntegratorType::kImplicitEuler);
   auto predicted = make_integrator(shared), unpredicted = make_integrator(shared);
   SimulationState a = rest_state(*shared), b = a;
   int iterations_predicted = 0, iterations_unpredicted = 0;
