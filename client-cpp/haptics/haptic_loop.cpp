@@ -143,6 +143,17 @@ void HapticLoop::on_reply(const v1::ForceReply& reply, Clock::time_point receive
       smoothed_rtt_s_ = 0.875 * smoothed_rtt_s_ + 0.125 * rtt;
     }
     link_delay_s_.store(smoothed_rtt_s_ + 4 * rtt_deviation_s_, std::memory_order_relaxed);
+    // The watchdog's allowance: the longest recent round trip, forgotten over ~10 s, when it
+    // exceeds the estimator's. On a lossy link replies stall for a resent segment's round trip;
+    // the estimator, pulled down by the fast replies between stalls, then called a live server
+    // gone (measured on a 300 ms link with 2 % loss: model ages up to 0.65 s against a watchdog
+    // timeout that fell to ~0.5 s; the force ramped to zero mid-press, the hand's spring pushed
+    // the pen 4 mm in, and the next reply shot it out at 0.2 m/s).
+    const double since = peak_rtt_at_s_ < 0 ? 0 : now_s - peak_rtt_at_s_;
+    peak_rtt_s_ = std::max(rtt, peak_rtt_s_ * std::exp(-std::max(since, 0.0) / 10.0));
+    peak_rtt_at_s_ = now_s;
+    watchdog_delay_s_.store(std::max(peak_rtt_s_, smoothed_rtt_s_ + 4 * rtt_deviation_s_),
+                            std::memory_order_relaxed);
   }
   if (!reply.rejected().empty()) {
     {
@@ -226,9 +237,14 @@ double HapticLoop::candidate_reach(const Vec3& velocity, double dt) {
   // the tool may travel its speed times twice the link's delay meanwhile. The peak (not the
   // present) speed, since a hand that just stopped at the surface may start again, and 1.5x for
   // the acceleration within that time (measured: 1.5x one delay left the pen 1-2 mm inside the
-  // surface at first touch on a 150 ms link with loss).
-  const double reach =
-      requested >= 0 ? requested : 3 * peak_speed_ * link_delay_s_.load(std::memory_order_relaxed);
+  // surface at first touch on a 150 ms link with loss). At least kOnsetSpeed: a hand at rest
+  // has no recent speed, yet the problem built for its resting pose still serves a round trip
+  // or more after it starts to move (measured on a 300 ms link with 2 % loss, round trips
+  // 0.6-0.9 s: a pen that hovered and then pressed at 20 mm/s sank 2-5 mm into a surface its
+  // problem did not hold and the next one pushed it out, +1 to +5 mJ in half the runs).
+  const double reach = requested >= 0 ? requested
+                                      : 3 * std::max(peak_speed_, kOnsetSpeed) *
+                                            link_delay_s_.load(std::memory_order_relaxed);
   return std::isfinite(reach) ? std::clamp(reach, 0.0, 0.1) : 0.0;
 }
 
@@ -273,7 +289,7 @@ void HapticLoop::tick(double time_s, double dt) {
     if (codec::distance_from_reference(model_.model, position) > model_.model.validity_radius)
       ++beyond_validity_;
   }
-  safety_.allow_link_delay(link_delay_s_.load(std::memory_order_relaxed));
+  safety_.allow_link_delay(watchdog_delay_s_.load(std::memory_order_relaxed));
   if (have_model_) watchdog_timeout_.record(safety_.watchdog_timeout());
   const Vec3 force = safety_.filter(desired, dt, age, connected);
   passivity_.record_output(force, position);

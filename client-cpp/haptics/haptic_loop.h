@@ -47,10 +47,10 @@ struct ToolSettings {
   double friction_coefficient = 0;
   // Constraint contact: how much further than the scene's margin the server looks for surface
   // features the tool may reach before the next reply (ToolCommand.candidate_reach) [m].
-  // Negative: automatic, 3 x the tool's recent peak speed x the link's delay (smoothed round
-  // trip + 4 deviations), at most 0.1 m. Without it, on a slow link the pen sinks into a surface
-  // the stale problem does not hold and the next one pushes it out with energy the hand never put
-  // in (bench/RESULTS.md, "Haptics across slow links").
+  // Negative: automatic, 3 x the tool's recent peak speed (at least 0.05 m/s) x the link's delay
+  // (smoothed round trip + 4 deviations), at most 0.1 m. Without it, on a slow link the pen sinks
+  // into a surface the stale problem does not hold and the next one pushes it out with energy the
+  // hand never put in (bench/RESULTS.md, "Haptics across slow links").
   double candidate_reach = -1;
   // Constraint contact: ask for the contact problem's compliance as float32 upper triangle
   // (ToolCommand.contact_problem_encoding UPPER_FLOAT: ~4x fewer bytes a step, which a slow or
@@ -161,6 +161,9 @@ class HapticLoop {
   // Seconds between tool commands: none below a millisecond link, up to kMaxCommandInterval.
   double command_interval() const;
   static constexpr double kMaxCommandInterval = 0.01;
+  // The speed a resting hand may start at, for the candidate reach [m/s] (a surgical hand moves
+  // at up to ~0.1 m/s; the reach grows with the link's delay, so a local link sees ~0.2 mm).
+  static constexpr double kOnsetSpeed = 0.05;
   double seconds(std::chrono::steady_clock::time_point t) const;
 
   HapticDevice& device_;
@@ -202,6 +205,8 @@ class HapticLoop {
   double last_round_trip_ms_ = 0;                     // guarded by reply_mutex_
   double smoothed_rtt_s_ = -1, rtt_deviation_s_ = 0;  // guarded by reply_mutex_ (TCP's estimator)
   std::atomic<double> link_delay_s_{0};               // smoothed round trip + 4 deviations
+  double peak_rtt_s_ = 0, peak_rtt_at_s_ = -1;        // guarded by reply_mutex_
+  std::atomic<double> watchdog_delay_s_{0};           // max(link delay, decaying peak round trip)
   double next_command_s_ = 0;                         // the next command waits until then
   std::atomic<long> rejected_{0};
   std::string first_rejection_;  // guarded by reply_mutex_
