@@ -9,14 +9,15 @@
 # the device recording). Writes slow-link.json to $RESULTS_DIR (default build/bench-results;
 # RESULTS_DIR=bench/results replaces the recorded one) and prints a Markdown table.
 # The contact problem comes as the client asks (CONTACT_PROBLEM=upper-float, the default, or full);
-# LINKS, LOSSES and VARIANTS pick a subset, e.g. LINKS="150 300" LOSSES=0.02 VARIANTS="auto,on".
+# LINKS, LOSSES and VARIANTS pick a subset, e.g. LINKS="150 300" LOSSES=0.02 VARIANTS="auto,on";
+# SEED (default 1) seeds the emulated link's jitter and loss draws.
 # Usage: bench/run_slow_link.sh   (needs build/release; ~5 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export RESULTS_DIR=${RESULTS_DIR:-build/bench-results}
 export CONTACT_PROBLEM=${CONTACT_PROBLEM:-upper-float}
 export LINKS=${LINKS:-0 20 50 100 150 300} LOSSES=${LOSSES:-0 0.02}
-export VARIANTS=${VARIANTS:-auto,on auto,off 0,on}
+export VARIANTS=${VARIANTS:-auto,on auto,off 0,on} SEED=${SEED:-1}
 mkdir -p "$RESULTS_DIR"
 exec bench/with_server.sh --workers 1 -- bash -c '
 set -euo pipefail
@@ -31,7 +32,7 @@ for rtt in $LINKS; do
     [ "$rtt" = 0 ] && [ "$loss" != 0 ] && continue
     jitter=$(( rtt < 30 ? rtt : 30 ))
     net=""
-    [ "$rtt" != 0 ] && net="--emulate-network rtt=$rtt,jitter=$jitter,loss=$loss"
+    [ "$rtt" != 0 ] && net="--emulate-network rtt=$rtt,jitter=$jitter,loss=$loss,seed=$SEED"
     for variant in $VARIANTS; do
       reach=${variant%,*} passivity=${variant#*,}
       flag=""; [ $passivity = off ] && flag=--no-passivity
