@@ -239,7 +239,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   if (o.fresh_compliance && prepare_matrix) prepare_matrix();
   clock = Clock::now();
   if (o.fresh_compliance)
-    solver.factorize_definite_now(a);
+    solver.refresh_definite_factor(a, o.fresh_tolerance);
   else
     solver.ensure_definite_factor(a);
   result.factor_ms = ms_since(clock);

@@ -24,6 +24,10 @@ struct ContactOptions {
   // (false: SOFA's preconditioner-based W, one factorization fewer, but the force follows the
   // stale matrix: measured 40-60 % jumps on a pressed block when the reused factor is refreshed).
   bool fresh_compliance = true;
+  // A fresh compliance keeps the factor in use when it was made from a matrix this close to the
+  // step's (relative, Frobenius): its W then differs from a new factor's by about as much. A
+  // held grasp's matrix moves ~1e-8 a step; a closing one 1e-3 and more. 0: factor every step.
+  double fresh_tolerance = 1e-6;
   // Self contact (`contact.self`): the body's boundary vertices against its own boundary faces
   // (parts of one body folding onto each other, or the separate bodies of one mesh), as
   // constraint contacts with Coulomb friction `self_mu`.

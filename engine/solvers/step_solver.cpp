@@ -354,6 +354,27 @@ void StepSolver::factorize_definite_now(const ConstrainedBlockOperator& a) {
       a, [&] { return factor_->factorize_definite(*csc_, 0); }, false);
 }
 
+bool StepSolver::refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance) {
+  prepare_pattern(a);
+  apply_restored_state(a, true);
+  if (tolerance > 0 && factor_->ready() && factor_->info().kind == FactorKind::kCholesky &&
+      factored_record_ && factored_record_->shift == 0) {
+    csc_->assign(a.matrix());  // scratch: a factorization assigns it again
+    const std::vector<double>& now = csc_->values();
+    const std::vector<double>& then = factored_record_->values;
+    if (now.size() == then.size()) {
+      double change = 0, size = 0;
+      for (size_t k = 0; k < now.size(); ++k) {
+        change += (now[k] - then[k]) * (now[k] - then[k]);
+        size += now[k] * now[k];
+      }
+      if (change <= tolerance * tolerance * size) return false;
+    }
+  }
+  factorize_definite_now(a);
+  return true;
+}
+
 void StepSolver::apply_factor_inverse(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,
                                       Eigen::VectorXd& x) const {
   if (!factor_ || !factor_->ready())

@@ -201,6 +201,50 @@ TEST(StepSolver, GivesTheDelassusOperatorOfItsFactor) {
   EXPECT_THROW(isolver.delassus(iop, jt), std::logic_error);
 }
 
+// Contact's fresh compliance keeps a factor of (nearly) the same matrix: a held grasp's step
+// matrix moves ~1e-8 a step. Within the tolerance no factorization, and W is the fresh one's to
+// about the tolerance; beyond it, a new factor; a shifted factor (of an indefinite matrix) is never
+// kept, nor is any with tolerance 0.
+TEST(StepSolver, AFreshDefiniteFactorIsKeptForTheSameMatrixOnly) {
+  TestSystem sys(2e4, 0.0, 0.1);
+  const auto fixed = some_fixed(*sys.topology);
+  const auto scaled = [&](double factor) {
+    EdgeBlockMatrix a = sys.a;
+    for (Mat3& d : a.vertex_blocks) d *= factor;
+    return a;
+  };
+  Eigen::SparseMatrix<double> jt(3 * sys.topology->num_vertices(), 2);
+  jt.insert(3 * 1 + 1, 0) = 1.0;
+  jt.insert(3 * 2, 1) = 0.6;
+  jt.insert(3 * 3, 1) = 0.4;
+  StepSolver solver;
+  const ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
+  EXPECT_TRUE(solver.refresh_definite_factor(op, 1e-6));  // none yet
+  EXPECT_EQ(solver.factorizations(), 1);
+  const EdgeBlockMatrix near = scaled(1 + 1e-9), far = scaled(1 + 1e-3);
+  const ConstrainedBlockOperator near_op(*sys.topology, near, fixed),
+      far_op(*sys.topology, far, fixed);
+  EXPECT_FALSE(solver.refresh_definite_factor(near_op, 1e-6));
+  EXPECT_EQ(solver.factorizations(), 1);
+  StepSolver fresh;
+  fresh.factorize_definite_now(near_op);
+  const Eigen::MatrixXd kept = solver.delassus(near_op, jt), exact = fresh.delassus(near_op, jt);
+  EXPECT_LT((kept - exact).norm(), 1e-8 * exact.norm());
+  EXPECT_TRUE(solver.refresh_definite_factor(far_op, 1e-6));
+  EXPECT_EQ(solver.factorizations(), 2);
+  EXPECT_TRUE(solver.refresh_definite_factor(far_op, 0));  // 0: always
+  EXPECT_EQ(solver.factorizations(), 3);
+  // An indefinite matrix gets a shifted factor, which the next refresh replaces.
+  TestSystem indefinite(-3e3, 0.0, 0.3);
+  const ConstrainedBlockOperator iop(*indefinite.topology, indefinite.a,
+                                     some_fixed(*indefinite.topology));
+  StepSolver isolver;
+  EXPECT_TRUE(isolver.refresh_definite_factor(iop, 1e-6));
+  const long after_first = isolver.factorizations();
+  EXPECT_TRUE(isolver.refresh_definite_factor(iop, 1e-6));
+  EXPECT_GT(isolver.factorizations(), after_first);
+}
+
 TEST(StepSolver, DirectSolvesToToleranceInOneIteration) {
   TestSystem sys(2e4, 0.0, 0.1);
   ConstrainedBlockOperator op(*sys.topology, sys.a, some_fixed(*sys.topology));
