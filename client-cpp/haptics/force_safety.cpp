@@ -21,6 +21,7 @@ double ForceSafety::watchdog_scale(double model_age_s) const {
 Vec3 ForceSafety::filter(const Vec3& desired, double dt, double model_age_s, bool connected) {
   if (!connected) {
     previous_ = {0, 0, 0};
+    level_ = 0;
     return previous_;
   }
   Vec3 f = desired;
@@ -31,7 +32,14 @@ Vec3 ForceSafety::filter(const Vec3& desired, double dt, double model_age_s, boo
     ++magnitude_clamps_;
     for (double& x : f) x *= limits_.max_force / magnitude;
   }
-  const double scale = watchdog_scale(model_age_s);
+  // After the watchdog cut the force (or before the first model), it comes back over the same
+  // ramp, not at the rate clamp's pace: a server that answers again after a stall, or a link
+  // after a long loss, would otherwise push a hand that sank in meanwhile at up to 2,000 N/s
+  // (measured on a 300 ms lossy link: 0 to 3.4 N in under 2 ms, the pen shot out at 0.2 m/s).
+  const double recovered =
+      limits_.watchdog_ramp_s > 0 ? level_ + std::max(dt, 0.0) / limits_.watchdog_ramp_s : 1.0;
+  const double scale = std::min(watchdog_scale(model_age_s), std::min(recovered, 1.0));
+  level_ = scale;
   if (scale < 1) ++watchdog_ticks_;
   for (double& x : f) x *= scale;
   // The rate clamp limits how fast the output may change, except towards zero from the watchdog:

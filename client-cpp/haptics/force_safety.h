@@ -1,6 +1,7 @@
 // The device-side safety of a haptic loop (notes/anchors.md lesson 7): a force magnitude clamp, a
-// force-rate clamp, a watchdog that ramps the force to zero when no model has arrived for a while,
-// and zero force at once when the connection is gone.
+// force-rate clamp, a watchdog that ramps the force to zero when no model has arrived for a while
+// (and back over the same ramp when models come again, or when the first one comes), and zero
+// force at once when the connection is gone.
 #pragma once
 
 #include "client-cpp/devices/haptic_device.h"
@@ -40,6 +41,7 @@ class ForceSafety {
   SafetyLimits limits_;
   Vec3 previous_{0, 0, 0};
   double link_delay_s_ = 0;
+  double level_ = 1;  // the watchdog's scale last tick: a cut force returns over the ramp
   long magnitude_clamps_ = 0, rate_clamps_ = 0, watchdog_ticks_ = 0;
 };
 

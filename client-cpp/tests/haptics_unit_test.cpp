@@ -98,7 +98,12 @@ TEST(ForceSafety, WatchdogRampsToZeroAndDisconnectZeroesAtOnce) {
   limits.watchdog_ramp_s = 0.05;
   ForceSafety safety(limits);
   Vec3 f{};
-  for (int i = 0; i < 10; ++i) f = safety.filter({2, 0, 0}, 1e-3, 0.01, true);
+  // Before the first model no force; the first model's force fades in over the ramp.
+  f = safety.filter({2, 0, 0}, 1e-3, std::numeric_limits<double>::infinity(), true);
+  EXPECT_EQ(f[0], 0);
+  f = safety.filter({2, 0, 0}, 1e-3, 0.01, true);
+  EXPECT_NEAR(f[0], 2 * 1e-3 / 0.05, 1e-12);
+  for (int i = 0; i < 60; ++i) f = safety.filter({2, 0, 0}, 1e-3, 0.01, true);
   EXPECT_NEAR(f[0], 2, 1e-12);
   EXPECT_DOUBLE_EQ(safety.watchdog_scale(0.1), 1);
   EXPECT_DOUBLE_EQ(safety.watchdog_scale(0.125), 0.5);
@@ -108,7 +113,14 @@ TEST(ForceSafety, WatchdogRampsToZeroAndDisconnectZeroesAtOnce) {
   f = safety.filter({2, 0, 0}, 1e-3, 0.151, true);
   EXPECT_EQ(f[0], 0);
   EXPECT_GT(safety.watchdog_ticks(), 0);
-  for (int i = 0; i < 10; ++i) f = safety.filter({2, 0, 0}, 1e-3, 0, true);
+  // Models again: the force comes back over the ramp (50 ticks), not at once.
+  double before = 0;
+  for (int i = 1; i <= 60; ++i) {
+    f = safety.filter({2, 0, 0}, 1e-3, 0, true);
+    EXPECT_LE(f[0] - before, 2 * 1e-3 / 0.05 + 1e-12) << "tick " << i;
+    before = f[0];
+  }
+  EXPECT_NEAR(f[0], 2, 1e-12);
   f = safety.filter({2, 0, 0}, 1e-3, 0, false);
   EXPECT_EQ(f[0], 0) << "a lost connection zeroes the force without a ramp";
   f = safety.filter({2, 0, 0}, 1e-3, std::numeric_limits<double>::infinity(), true);
