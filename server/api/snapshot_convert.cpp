@@ -8,6 +8,22 @@
 namespace softbody::server {
 namespace {
 
+using Values = google::protobuf::RepeatedField<double>;
+
+void add_vec3s(const Vec3Array& vectors, Values& out) {
+  for (const Vec3& x : vectors) out.Add(x.data(), x.data() + 3);
+}
+
+// `n` vectors from values[offset...] (3 each); a non-finite one is refused naming `field`.
+Vec3Array vec3s_from(const Values& values, size_t offset, size_t n, const char* field) {
+  Vec3Array out(n);
+  for (size_t i = 0; i < n; ++i) {
+    for (int c = 0; c < 3; ++c) out[i][c] = values.Get(static_cast<int>(offset + 3 * i) + c);
+    if (!out[i].allFinite()) invalid_argument(field, "holds a non-finite value");
+  }
+  return out;
+}
+
 void to_proto(const StepSolverState& s, v1::SolverState& out) {
   if (s.factored) {
     out.mutable_factored_matrix()->Add(s.factored->values.begin(), s.factored->values.end());
@@ -69,8 +85,8 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   }
   out.set_step(snap.state.step);
   out.set_sim_time(snap.state.t);
-  for (const Vec3& p : snap.state.p) out.mutable_positions()->Add(p.data(), p.data() + 3);
-  for (const Vec3& v : snap.state.v) out.mutable_velocities()->Add(v.data(), v.data() + 3);
+  add_vec3s(snap.state.p, *out.mutable_positions());
+  add_vec3s(snap.state.v, *out.mutable_velocities());
   out.set_effective_tolerance(snap.effective_tolerance);
   to_proto(snap.state.solver, *out.mutable_solver_state());
   out.mutable_material_memory()->Add(snap.state.material_memory.begin(),
@@ -84,15 +100,13 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   }
   const SimulationState::History& history = snap.state.history;
   for (size_t k = 0; k < history.p.size(); ++k) {
-    for (const Vec3& p : history.p[k]) out.mutable_history_positions()->Add(p.data(), p.data() + 3);
-    for (const Vec3& v : history.v[k])
-      out.mutable_history_velocities()->Add(v.data(), v.data() + 3);
+    add_vec3s(history.p[k], *out.mutable_history_positions());
+    add_vec3s(history.v[k], *out.mutable_history_velocities());
   }
   out.set_history_dt(history.dt);
   out.set_history_time(history.t);
   const SimulationState::FreeMotion& free_motion = snap.state.free_motion;
-  for (const Vec3& v : free_motion.v)
-    out.mutable_free_motion_velocities()->Add(v.data(), v.data() + 3);
+  add_vec3s(free_motion.v, *out.mutable_free_motion_velocities());
   out.set_free_motion_dt(free_motion.dt);
   out.set_free_motion_time(free_motion.t);
   out.set_on_time_steps(snap.on_time_steps);
@@ -148,18 +162,10 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
                                                        " positions, and as many velocities");
   }
   for (size_t k = 0; k < history_values / per_state; ++k) {
-    Vec3Array p(n), v(n);
-    for (size_t i = 0; i < n; ++i) {
-      for (int c = 0; c < 3; ++c) {
-        const int at = static_cast<int>(k * per_state + 3 * i) + c;
-        p[i][c] = in.history_positions(at);
-        v[i][c] = in.history_velocities(at);
-      }
-      if (!p[i].allFinite() || !v[i].allFinite())
-        invalid_argument("snapshot.history_positions", "holds a non-finite value");
-    }
-    state.history.p.push_back(std::move(p));
-    state.history.v.push_back(std::move(v));
+    state.history.p.push_back(
+        vec3s_from(in.history_positions(), k * per_state, n, "snapshot.history_positions"));
+    state.history.v.push_back(
+        vec3s_from(in.history_velocities(), k * per_state, n, "snapshot.history_positions"));
   }
   state.history.dt = in.history_dt();
   state.history.t = state.history.p.empty() ? -1 : in.history_time();
@@ -169,13 +175,8 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
                      "needs 0 or 3 x " + std::to_string(n) + " velocities");
   if (free_motion_values != 0) {
     SimulationState::FreeMotion& free_motion = state.free_motion;
-    free_motion.v.resize(n);
-    for (size_t i = 0; i < n; ++i) {
-      for (int c = 0; c < 3; ++c)
-        free_motion.v[i][c] = in.free_motion_velocities(static_cast<int>(3 * i) + c);
-      if (!free_motion.v[i].allFinite())
-        invalid_argument("snapshot.free_motion_velocities", "holds a non-finite value");
-    }
+    free_motion.v =
+        vec3s_from(in.free_motion_velocities(), 0, n, "snapshot.free_motion_velocities");
     free_motion.dt = in.free_motion_dt();
     free_motion.t = in.free_motion_time();
   }

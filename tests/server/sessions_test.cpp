@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -160,6 +161,17 @@ TEST_F(Sessions, AnImplicitEulerSessionReportsNewtonAndContinuesIdentically) {
 // snapshot carries the Prony memory of every element and BDF's history, so the restored session
 // relaxes exactly as the original (at order 3 from its first step); a memory of the wrong size is
 // refused naming the field; reset forgets the memory.
+// A snapshot the server refuses: INVALID_ARGUMENT naming `field`.
+void expect_refused(v1::Simulation::Stub& stub, const v1::Snapshot& snap,
+                    const std::string& field) {
+  v1::CreateSessionRequest restore;
+  *restore.mutable_snapshot() = snap;
+  v1::SessionInfo restored;
+  const grpc::Status status = stub.CreateSession(context().get(), restore, &restored);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << field;
+  EXPECT_NE(status.error_message().find(field), std::string::npos) << status.error_message();
+}
+
 TEST_F(Sessions, AViscoelasticSessionContinuesIdenticallyWithItsMemory) {
   auto stub = server_->stub();
   const v1::SessionInfo a = create_session(*stub, "liver-creep", true);
@@ -173,14 +185,11 @@ TEST_F(Sessions, AViscoelasticSessionContinuesIdenticallyWithItsMemory) {
                           [](double q) { return q != 0; }));
   EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 20), 1e-5);
 
+  v1::Snapshot bad_history = snap;
+  bad_history.set_history_velocities(7, std::numeric_limits<double>::quiet_NaN());
+  expect_refused(*stub, bad_history, "snapshot.history_positions");
   snap.mutable_material_memory()->RemoveLast();
-  v1::CreateSessionRequest restore;
-  *restore.mutable_snapshot() = snap;
-  v1::SessionInfo restored;
-  const grpc::Status status = stub->CreateSession(context().get(), restore, &restored);
-  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(status.error_message().find("snapshot.material_memory"), std::string::npos)
-      << status.error_message();
+  expect_refused(*stub, snap, "snapshot.material_memory");
 
   ASSERT_TRUE(control(*stub, a.id(), v1::CONTROL_ACTION_RESET).ok());
   EXPECT_EQ(snapshot(*stub, a.id()).material_memory_size(), 0);
@@ -199,6 +208,12 @@ TEST_F(Sessions, AGraspSessionContinuesIdenticallyWithItsContactMemory) {
   const v1::Snapshot held = snapshot(*stub, a.id());
   ASSERT_GT(held.contact_memory_size(), 10);
   ASSERT_EQ(held.free_motion_velocities_size(), held.velocities_size());
+  v1::Snapshot bad = held;
+  bad.set_free_motion_velocities(5, std::numeric_limits<double>::infinity());
+  expect_refused(*stub, bad, "snapshot.free_motion_velocities");
+  bad = held;
+  bad.mutable_free_motion_velocities()->RemoveLast();
+  expect_refused(*stub, bad, "snapshot.free_motion_velocities");
   EXPECT_GT(expect_restored_continuation_identical(*stub, a.id(), 10), 1e-4);
   // While the jaws squeeze (from step 12): steps whose contact solve stops short of round-off,
   // where the warm start decides the answer.
