@@ -247,7 +247,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   const Eigen::SparseMatrix<double> jt = jacobian_transpose(points, n, nullptr);
   // W_J in position form, once per step: the fast scheme's products are made of it.
   Eigen::MatrixXd w_j;
-  if (o.scheme == ContactScheme::kFast) w_j = to_position * solver.delassus(a, jt);
+  if (o.scheme == ContactScheme::kFast) w_j = to_position * solver.delassus(a, jt, true);
   result.build_ms = ms_since(clock);
   const Eigen::VectorXd p_free = proximity_points(points, p);
   const Eigen::VectorXd p_begin = proximity_points(points, p_start);

@@ -107,6 +107,19 @@ void BdfNewton::evaluate_at(const SimulationState& state, double dt, const Vec3A
   backward_euler_residual(m, dt, start, v, forces_, external_, g_, energy_merit_ ? &psi_ : nullptr);
 }
 
+void BdfNewton::evaluate_stiffness_at(const SimulationState& state, double dt, const Vec3Array& v) {
+  const SimulationModel& m = *model_;
+  const size_t n = v.size();
+  p_trial_.resize(n);
+  for (size_t i = 0; i < n; ++i) p_trial_[i] = state.p[i] + dt * v[i];
+  internal_.evaluate(p_trial_, kEvalStiffness, forces_);
+  evaluate_external_forces(loads_.anchors, loads_.obstacles, m.mass, m.gravity, p_trial_, t_next_,
+                           external_);
+  add_surface_load_stiffness(m.surface_loads, *m.topology, p_trial_, t_next_, external_);
+  external_.b_h = external_start_.b_h;  // lagged, as in evaluate_at
+  external_.phi = external_start_.phi;
+}
+
 LineSearchResult BdfNewton::line_search(const SimulationState& state, double dt, bool energy) {
   const auto n = v_.size();
   const auto merit_at = [&](double a) {
@@ -334,7 +347,7 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
   // Contact's fresh compliance comes from the step matrix where the free motion ended, evaluated
   // only when there are contacts.
   const auto jacobian_at_free_motion = [&] {
-    evaluate_at(start_, h, v_, true);
+    evaluate_stiffness_at(start_, h, v_);
     backward_euler_jacobian(m, h, {start_.p, start_.v, forces_start_.K}, forces_, external_,
                             jacobian_);
   };

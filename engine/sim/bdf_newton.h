@@ -56,6 +56,10 @@ class BdfNewton final : public Integrator {
   bool accept(SimulationState& state, StepStats& stats);
   // Forces (and with `stiffness` K) and external forces at p_k + dt v, and G there into g_.
   void evaluate_at(const SimulationState& state, double dt, const Vec3Array& v, bool stiffness);
+  // Only what the step matrix needs at p_k + dt v (K, the external forces' Jacobians), into
+  // forces_.K and external_: contact's fresh compliance at the free motion's end, where the
+  // forces and G are Newton's last and nothing reads them again.
+  void evaluate_stiffness_at(const SimulationState& state, double dt, const Vec3Array& v);
   // Along dv_ from v_: to Psi's minimum (`energy`), or Armijo's backtracking on |G|^2 / 2; leaves
   // G (and Psi) at the accepted point, v_ unchanged (trial_v_ holds it).
   LineSearchResult line_search(const SimulationState& state, double dt, bool energy);

@@ -1,8 +1,11 @@
 #include "engine/solvers/sparse_cholesky.h"
 
+#include "engine/solvers/unit_compliance.h"
+
 #include <cholmod.h>
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -23,12 +26,6 @@ double ms_since(Clock::time_point start) {
 // largest; below it the factor would amplify round-off more than a shifted Cholesky preconditions.
 constexpr double kMinRelativePivot = 1e-12;
 
-// Half-solves by reach as compressed columns (see half_solves_by_reach).
-struct ReachColumns {
-  std::vector<int> outer, rows;
-  std::vector<double> half, scaled;
-};
-
 }  // namespace
 
 struct SparseCholesky::Impl {
@@ -38,8 +35,10 @@ struct SparseCholesky::Impl {
   cholmod_factor* ldlt = nullptr;     // simplicial LDL^T for an indefinite supernodal case
   cholmod_factor* current = nullptr;  // the factor solve() uses
   mutable cholmod_dense *x = nullptr, *y = nullptr, *e = nullptr;
-  cholmod_sparse view{};               // a header over the matrix's arrays (no copy)
-  mutable ReachColumns reach_columns;  // inverse_quadratic_form's buffers, kept between calls
+  cholmod_sparse view{};                 // a header over the matrix's arrays (no copy)
+  mutable HalfSolveColumns half_solves;  // inverse_quadratic_form's buffers, kept between calls
+  // inverse_quadratic_form's single-unknown compliances, forgotten whenever the factor changes.
+  mutable UnitCompliance unit_compliance;
 
   Impl() {
     cholmod_start(&common);
@@ -135,6 +134,7 @@ double SparseCholesky::analyze(const UpperCscView& a) {
   cholmod_free_factor(&impl_->primary, &impl_->common);
   cholmod_free_factor(&impl_->ldlt, &impl_->common);
   impl_->current = nullptr;
+  impl_->unit_compliance.clear();
   // CHOLMOD_AUTO: simplicial when flops per nonzero of L are few (the knight: 1,662 unknowns,
   // factored in 1.0 ms simplicial against 1.6 ms supernodal), supernodal BLAS-3 otherwise.
   impl_->primary = impl_->analyze_as(a, form_ == FactorForm::kSimplicial   ? CHOLMOD_SIMPLICIAL
@@ -255,6 +255,7 @@ double SparseCholesky::mean_absolute_diagonal(const UpperCscView& a) {
 }
 
 void SparseCholesky::begin_info(const UpperCscView& a) {
+  impl_->unit_compliance.clear();  // every factorization passes here
   const double analyze_ms = info_.analyze_ms;
   info_ = FactorInfo{};
   info_.analyze_ms = analyze_ms;
@@ -331,7 +332,7 @@ Eigen::SparseMatrix<double> to_eigen(const cholmod_sparse& s) {
 // place (no triplets to sort and no growing buffers: those cost more than the solves here).
 void half_solves_by_reach(cholmod_factor* l, cholmod_common& common,
                           const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b,
-                          ReachColumns& out) {
+                          HalfSolveColumns& out) {
   const auto n = static_cast<int>(l->n);
   const int* perm = l->ordering == CHOLMOD_NATURAL ? nullptr : static_cast<const int*>(l->Perm);
   std::vector<int> inverse(static_cast<size_t>(n));
@@ -398,14 +399,20 @@ void half_solves_by_reach(cholmod_factor* l, cholmod_common& common,
 
 }  // namespace
 
-Eigen::MatrixXd SparseCholesky::inverse_quadratic_form(const Eigen::SparseMatrix<double>& b) const {
+Eigen::MatrixXd SparseCholesky::inverse_quadratic_form(const Eigen::SparseMatrix<double>& b,
+                                                       bool keep_unknowns) const {
   if (!impl_->current)
     throw std::logic_error("SparseCholesky::inverse_quadratic_form before a factorization");
   Eigen::SparseMatrix<double, Eigen::ColMajor, int> compressed = b;
   compressed.makeCompressed();
   if (!impl_->current->is_super) {
-    ReachColumns& c = impl_->reach_columns;
-    half_solves_by_reach(impl_->current, impl_->common, compressed, c);
+    const auto solve_by_reach = [&](const UnitCompliance::ColumnMatrix& columns,
+                                    HalfSolveColumns& out) {
+      half_solves_by_reach(impl_->current, impl_->common, columns, out);
+    };
+    if (keep_unknowns) return impl_->unit_compliance.quadratic_form(compressed, solve_by_reach);
+    HalfSolveColumns& c = impl_->half_solves;
+    solve_by_reach(compressed, c);
     using Columns = Eigen::Map<const Eigen::SparseMatrix<double, Eigen::ColMajor, int>>;
     const auto n = static_cast<Eigen::Index>(impl_->current->n);
     const auto nonzeros = static_cast<Eigen::Index>(c.rows.size());

@@ -62,7 +62,11 @@ class SparseCholesky {
   // operator of constraint rows J = B^T (contact, seed 002). By half-solves, Y = L^-1 P B (sparse:
   // a column touches only its rows' elimination-tree paths) and W = Y^T D^-1 Y (D = I for an
   // LL^T factor), instead of m full solves. For a shifted factor it is that of A + sigma I.
-  Eigen::MatrixXd inverse_quadratic_form(const Eigen::SparseMatrix<double>& b) const;
+  // With `keep_unknowns` (a simplicial factor) W comes from the compliances between B's single
+  // unknowns, kept until the next factorization (UnitCompliance): a later B over the same
+  // unknowns costs no solve. Without it every call solves, as seed 002's standard scheme does.
+  Eigen::MatrixXd inverse_quadratic_form(const Eigen::SparseMatrix<double>& b,
+                                         bool keep_unknowns = false) const;
 
  private:
   // The shift ladder, relative to the mean |diagonal|: 4x per rung from kFirstRung.

@@ -329,14 +329,15 @@ SolveReport StepSolver::solve_iteratively(const ConstrainedBlockOperator& a,
 }
 
 Eigen::MatrixXd StepSolver::delassus(const ConstrainedBlockOperator& a,
-                                     const Eigen::SparseMatrix<double>& jt) const {
+                                     const Eigen::SparseMatrix<double>& jt,
+                                     bool keep_unknowns) const {
   if (!has_definite_factor())
     throw std::logic_error("StepSolver::delassus needs a definite factor (solve first)");
   Eigen::SparseMatrix<double> free = jt;
   free.prune([&](Eigen::Index row, Eigen::Index, double) {
     return !a.is_fixed(static_cast<Index>(row / 3));
   });
-  return factor_->inverse_quadratic_form(free);
+  return factor_->inverse_quadratic_form(free, keep_unknowns);
 }
 
 bool StepSolver::ensure_definite_factor(const ConstrainedBlockOperator& a) {

@@ -63,6 +63,20 @@ TEST_P(EveryModel, ForcesAndStiffnessMatchFiniteDifferences) {
   }
 }
 
+// The contact stage asks for K alone at the free motion's end (BdfNewton::evaluate_stiffness_at):
+// every law gives the same K without its forces.
+TEST_P(EveryModel, StiffnessAloneIsTheStiffnessEvaluatedWithTheForces) {
+  TetMesh mesh = small_box();
+  auto topo = topology_of(mesh);
+  auto model =
+      make_force_model(GetParam().model, topo, mesh.vertices, kMaterial, GetParam().volumetric);
+  const Vec3Array p = random_smooth_deformation(mesh.vertices, 0.25, 4);
+  const Eigen::MatrixXd alone = model->evaluate(p, kEvalStiffness).K.to_dense(*topo);
+  const Eigen::MatrixXd with_forces = model->evaluate(p, kEvalAll).K.to_dense(*topo);
+  EXPECT_GT(alone.norm(), 0);
+  EXPECT_LE((alone - with_forces).norm(), 1e-14 * with_forces.norm());
+}
+
 TEST_P(EveryModel, RigidMotionGivesNoForceNoTorqueNoEnergy) {
   TetMesh mesh = small_box();
   auto model = make_force_model(GetParam().model, topology_of(mesh), mesh.vertices, kMaterial,

@@ -157,6 +157,60 @@ TEST(SparseCholesky, SolvesBlocksAndHalfSolvesGiveTheDelassusOperator) {
   EXPECT_TRUE(supernodal_seen && simplicial_seen) << "both factor forms must be covered";
 }
 
+// Contact-like rows over the unknowns of a few vertices: each row a unit normal spread over three
+// vertices with barycentric weights that `drift` moves (a held contact sliding on its face).
+Eigen::SparseMatrix<double> barycentric_rows(Eigen::Index vertices, int m, double drift) {
+  std::vector<Eigen::Triplet<double>> entries;
+  for (int k = 0; k < m; ++k) {
+    const double weights[3] = {0.2 + drift, 0.3, 0.5 - drift};
+    for (int j = 0; j < 3; ++j) {
+      const Eigen::Index v = (7 * k + 11 * j + 5) % vertices;
+      const Vec3 n = Vec3(1, 2 + drift, -1).normalized();
+      for (int c = 0; c < 3; ++c) entries.emplace_back(3 * v + c, k, weights[j] * n(c));
+    }
+  }
+  Eigen::SparseMatrix<double> jt(3 * vertices, m);
+  jt.setFromTriplets(entries.begin(), entries.end());
+  return jt;
+}
+
+// W from the kept compliances between single unknowns (seed 002's fast scheme on a kept factor)
+// is W by half-solves, and its bits do not depend on which rows were asked for before: a restored
+// session, which starts with none kept, continues identically. A new factor forgets them.
+TEST(SparseCholesky, KeptUnknownsGiveTheDelassusOperatorWhateverWasAskedBefore) {
+  for (double shift : {2e4, -3e3}) {  // Cholesky and LDL^T
+    TestSystem sys(shift, 0.0, 0.3, 4);
+    const auto fixed = some_fixed(*sys.topology);
+    SymmetricCsc csc(*sys.topology, fixed);
+    csc.assign(sys.a);
+    const Eigen::Index vertices = sys.topology->num_vertices();
+    const Eigen::SparseMatrix<double> today = barycentric_rows(vertices, 12, 0.01);
+
+    SparseCholesky fresh(FactorForm::kSimplicial), used(FactorForm::kSimplicial);
+    for (SparseCholesky* f : {&fresh, &used}) {
+      f->analyze(csc);
+      ASSERT_NE(f->factorize(csc).kind, FactorKind::kNone);
+    }
+    const Eigen::MatrixXd solved = fresh.inverse_quadratic_form(today);
+    const Eigen::MatrixXd kept = fresh.inverse_quadratic_form(today, true);
+    EXPECT_LT((kept - solved).norm(), 1e-12 * solved.norm()) << shift;
+    EXPECT_EQ((kept - kept.transpose()).norm(), 0) << shift;
+    // The other factor was asked for other rows first (yesterday's weights, and more of them).
+    used.inverse_quadratic_form(barycentric_rows(vertices, 20, 0.0), true);
+    used.inverse_quadratic_form(barycentric_rows(vertices, 5, 0.03), true);
+    const Eigen::MatrixXd again = used.inverse_quadratic_form(today, true);
+    EXPECT_TRUE(again == kept) << shift << ": " << (again - kept).norm();
+    // A new factorization of another matrix forgets what was kept.
+    for (Mat3& d : sys.a.vertex_blocks) d.diagonal().array() += 1e3;
+    csc.assign(sys.a);
+    used.factorize(csc);
+    const Eigen::MatrixXd moved = used.inverse_quadratic_form(today, true);
+    const Eigen::MatrixXd moved_solved = used.inverse_quadratic_form(today);
+    EXPECT_LT((moved - moved_solved).norm(), 1e-12 * moved_solved.norm()) << shift;
+    EXPECT_GT((moved - kept).norm(), 1e-6 * kept.norm()) << shift;
+  }
+}
+
 // The step solver's Delassus operator uses the factor its last solve left, drops the rows of fixed
 // vertices, and refuses an indefinite factor (contact needs W positive definite).
 TEST(StepSolver, GivesTheDelassusOperatorOfItsFactor) {
