@@ -53,6 +53,19 @@ Eigen::VectorXd proximity_points(const std::vector<ContactPoint>& points, const 
   return p;
 }
 
+// How many rows of b hold an entry (the unknowns constraint rows touch).
+Eigen::Index distinct_rows(const Eigen::SparseMatrix<double>& b) {
+  std::vector<bool> touched(static_cast<size_t>(b.rows()), false);
+  Eigen::Index count = 0;
+  for (Eigen::Index k = 0; k < b.outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(b, k); it; ++it)
+      if (!touched[static_cast<size_t>(it.row())]) {
+        touched[static_cast<size_t>(it.row())] = true;
+        ++count;
+      }
+  return count;
+}
+
 void flatten(const Eigen::MatrixXd& w, std::vector<double>& out) {
   out.resize(static_cast<size_t>(w.size()));
   Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
@@ -238,16 +251,24 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   const double denom = h + model_.options.beta, to_position = h / denom;
   if (o.fresh_compliance && prepare_matrix) prepare_matrix();
   clock = Clock::now();
-  if (o.fresh_compliance)
-    solver.refresh_definite_factor(a, o.fresh_tolerance);
-  else
-    solver.ensure_definite_factor(a);
+  const bool factorized = o.fresh_compliance ? solver.refresh_definite_factor(a, o.fresh_tolerance)
+                                             : solver.ensure_definite_factor(a);
   result.factor_ms = ms_since(clock);
   clock = Clock::now();
   const Eigen::SparseMatrix<double> jt = jacobian_transpose(points, n, nullptr);
+  // W from the compliances between single unknowns, kept with the factor (UnitCompliance), where
+  // that pays: on a factor kept from an earlier step or iteration they are mostly there already;
+  // on a new one they cost a half-solve per unknown against one per row, a loss where rows spread
+  // over many vertices (self contact: 12 unknowns for 3 rows). The choice reads only the step's
+  // rows and whether it factorized, so a restored session chooses alike.
+  const bool few_unknowns = distinct_rows(jt) <= 2 * jt.cols();
+  const auto keep_unknowns = [&](int iteration) {
+    return iteration > 0 || !factorized || few_unknowns;
+  };
   // W_J in position form, once per step: the fast scheme's products are made of it.
   Eigen::MatrixXd w_j;
-  if (o.scheme == ContactScheme::kFast) w_j = to_position * solver.delassus(a, jt, true);
+  if (o.scheme == ContactScheme::kFast)
+    w_j = to_position * solver.delassus(a, jt, keep_unknowns(0));
   result.build_ms = ms_since(clock);
   const Eigen::VectorXd p_free = proximity_points(points, p);
   const Eigen::VectorXd p_begin = proximity_points(points, p_start);
@@ -332,7 +353,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
       w = reorient_compliance(w_j, frames);
     } else {
       ht = jacobian_transpose(points, n, &frames);
-      w = to_position * solver.delassus(a, ht);
+      w = to_position * solver.delassus(a, ht, keep_unknowns(iteration));
     }
     add_virtual_coupling(obstacles, points, frames, w);
     flatten(w, problem.w);
