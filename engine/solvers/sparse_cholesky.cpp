@@ -126,7 +126,16 @@ struct SparseCholesky::Impl {
   }
 };
 
-SparseCholesky::SparseCholesky(FactorForm form) : impl_(std::make_unique<Impl>()), form_(form) {}
+SparseCholesky::SparseCholesky(FactorForm form) : impl_(std::make_unique<Impl>()), form_(form) {
+  // Every factorization and solve runs on one BLAS thread. OpenBLAS splits a supernodal
+  // factorization's kernels by its thread count, so its bits followed the engine's threads (the
+  // grasp scene's cube ended 0.28 mm apart after 15 steps on one and on two threads) and, before
+  // the first call here, the machine's core count; the engine's own loops give the same bits for
+  // any thread count, and now the factor does too. It cost the bunny's factorization little on
+  // two cores (within the noise of 210-320 ms); the server steps sessions on one thread anyway.
+  // Solves gained from one thread before (OpenBLAS threads fought the OpenMP workers there).
+  set_blas_threads(1);
+}
 SparseCholesky::~SparseCholesky() = default;
 
 double SparseCholesky::analyze(const UpperCscView& a) {

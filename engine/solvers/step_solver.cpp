@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/parallel/parallel.h"
 #include "engine/solvers/block_ssor.h"
 
 namespace softbody {
@@ -131,10 +130,8 @@ void StepSolver::apply_restored_state(const ConstrainedBlockOperator& a, bool de
     return;
   }
   csc_->values() = saved.values;
-  set_blas_threads(num_threads());
   const FactorInfo info = saved.shift > 0 ? factor_->factorize_definite(*csc_, saved.shift)
                                           : factor_->factorize(*csc_, definite_only);
-  set_blas_threads(1);
   if (info.kind != (saved.shift > 0 ? FactorKind::kShiftedCholesky : FactorKind::kCholesky) ||
       info.shift != saved.shift) {
     // Not what was saved (a Cholesky factor): refactor normally rather than reuse this one.
@@ -181,12 +178,7 @@ template <typename Factorize>
 FactorInfo StepSolver::install_factor(const ConstrainedBlockOperator& a, Factorize factorize,
                                       bool carry_shifted) {
   csc_->assign(a.matrix());
-  // The factorization's BLAS-3 kernels use the engine's threads; the triangular solves (BLAS-2,
-  // memory-bound) run on one: OpenBLAS threads there only fought the OpenMP workers still
-  // spinning after the product with A (a third of the bunny's step went to scheduling).
-  set_blas_threads(num_threads());
-  const FactorInfo info = factorize();
-  set_blas_threads(1);
+  const FactorInfo info = factorize();  // on one BLAS thread: see SparseCholesky's constructor
   start_factor_epoch(symmetric_vertex_blocks(a.matrix()));
   // Recorded for the state only when it is a factor the state carries (a copy of A's upper
   // triangle per factorization: small beside the factorization itself).
