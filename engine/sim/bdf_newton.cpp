@@ -82,20 +82,17 @@ bool BdfNewton::solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const 
   return ok;
 }
 
-void BdfNewton::evaluate_at(const SimulationState& state, double dt, const Vec3Array& v,
-                            bool stiffness) {
+void BdfNewton::evaluate_loads_at(const SimulationState& state, double dt, const Vec3Array& v,
+                                  unsigned what) {
   const SimulationModel& m = *model_;
   const size_t n = v.size();
   p_trial_.resize(n);
   for (size_t i = 0; i < n; ++i) p_trial_[i] = state.p[i] + dt * v[i];
-  internal_.evaluate(
-      p_trial_,
-      kEvalForces | (stiffness ? kEvalStiffness : 0u) | (energy_merit_ ? kEvalEnergy : 0u),
-      forces_);
+  internal_.evaluate(p_trial_, what, forces_);
   evaluate_external_forces(loads_.anchors, loads_.obstacles, m.mass, m.gravity, p_trial_, t_next_,
                            external_);
   add_surface_loads(m.surface_loads, p_trial_, t_next_, external_);
-  if (stiffness)
+  if (what & kEvalStiffness)
     add_surface_load_stiffness(m.surface_loads, *m.topology, p_trial_, t_next_, external_);
   // The velocity-proportional part (contact damping, friction, anchor damping) is lagged: B_H and
   // phi at p_k, as the linearized step has them. Its Jacobian is then exactly -B_H, where
@@ -103,21 +100,20 @@ void BdfNewton::evaluate_at(const SimulationState& state, double dt, const Vec3A
   // frictional contact (measured on the default scene: no convergence once the sphere touches).
   external_.b_h = external_start_.b_h;
   external_.phi = external_start_.phi;
+}
+
+void BdfNewton::evaluate_at(const SimulationState& state, double dt, const Vec3Array& v,
+                            bool stiffness) {
+  evaluate_loads_at(
+      state, dt, v,
+      kEvalForces | (stiffness ? kEvalStiffness : 0u) | (energy_merit_ ? kEvalEnergy : 0u));
   const StepStart start{state.p, state.v, forces_start_.K};
-  backward_euler_residual(m, dt, start, v, forces_, external_, g_, energy_merit_ ? &psi_ : nullptr);
+  backward_euler_residual(*model_, dt, start, v, forces_, external_, g_,
+                          energy_merit_ ? &psi_ : nullptr);
 }
 
 void BdfNewton::evaluate_stiffness_at(const SimulationState& state, double dt, const Vec3Array& v) {
-  const SimulationModel& m = *model_;
-  const size_t n = v.size();
-  p_trial_.resize(n);
-  for (size_t i = 0; i < n; ++i) p_trial_[i] = state.p[i] + dt * v[i];
-  internal_.evaluate(p_trial_, kEvalStiffness, forces_);
-  evaluate_external_forces(loads_.anchors, loads_.obstacles, m.mass, m.gravity, p_trial_, t_next_,
-                           external_);
-  add_surface_load_stiffness(m.surface_loads, *m.topology, p_trial_, t_next_, external_);
-  external_.b_h = external_start_.b_h;  // lagged, as in evaluate_at
-  external_.phi = external_start_.phi;
+  evaluate_loads_at(state, dt, v, kEvalStiffness);
 }
 
 LineSearchResult BdfNewton::line_search(const SimulationState& state, double dt, bool energy) {

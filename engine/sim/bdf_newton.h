@@ -54,6 +54,10 @@ class BdfNewton final : public Integrator {
   void form_start(const SimulationState& state, int order);
   // Accepts p_next_, v_next_ into the state: memory and history move with it.
   bool accept(SimulationState& state, StepStats& stats);
+  // p_trial_ = p_k + dt v and what `what` asks of the internal forces there (forces_), with the
+  // external forces (their Jacobians when K is asked) into external_.
+  void evaluate_loads_at(const SimulationState& state, double dt, const Vec3Array& v,
+                         unsigned what);
   // Forces (and with `stiffness` K) and external forces at p_k + dt v, and G there into g_.
   void evaluate_at(const SimulationState& state, double dt, const Vec3Array& v, bool stiffness);
   // Only what the step matrix needs at p_k + dt v (K, the external forces' Jacobians), into

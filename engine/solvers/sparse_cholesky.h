@@ -64,7 +64,7 @@ class SparseCholesky {
   // LL^T factor), instead of m full solves. For a shifted factor it is that of A + sigma I.
   // With `keep_unknowns` (a simplicial factor) W comes from the compliances between B's single
   // unknowns, kept until the next factorization (UnitCompliance): a later B over the same
-  // unknowns costs no solve. Without it every call solves, as seed 002's standard scheme does.
+  // unknowns costs no solve. Without it every call solves B's columns.
   Eigen::MatrixXd inverse_quadratic_form(const Eigen::SparseMatrix<double>& b,
                                          bool keep_unknowns = false) const;
 

@@ -87,8 +87,8 @@ class StepSolver {
   // of the matrix F was made from (possibly a few steps old, or shifted to be definite), not
   // exactly of today's A. Rows of fixed vertices are dropped (they do not move). Throws
   // std::logic_error without a definite factor (contact needs W positive definite).
-  // `keep_unknowns`: see SparseCholesky::inverse_quadratic_form (seed 002's fast scheme, whose
-  // W_J rows are in world frames, keeps them; the standard scheme's per-iteration W does not).
+  // `keep_unknowns`: see SparseCholesky::inverse_quadratic_form (the contact stage asks for it
+  // where the kept compliances pay: ConstraintContact::resolve).
   Eigen::MatrixXd delassus(const ConstrainedBlockOperator& a, const Eigen::SparseMatrix<double>& jt,
                            bool keep_unknowns = false) const;
   // Makes a definite factor available to delassus and apply_factor_inverse: keeps the one in use

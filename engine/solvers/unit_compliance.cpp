@@ -55,8 +55,11 @@ void UnitCompliance::add(const std::vector<int>& unknowns, const HalfSolve& half
   const auto old = static_cast<Eigen::Index>(first);
   grown.topLeftCorner(old, old) = table_;
   table_ = std::move(grown);
-  dense_half_.assign(static_cast<size_t>(n), 0.0);
-  dense_scaled_.assign(static_cast<size_t>(n), 0.0);
+  // Zero between uses (each slot's rows are reset after it): sized once per unknown count.
+  if (dense_half_.size() != static_cast<size_t>(n)) {
+    dense_half_.assign(static_cast<size_t>(n), 0.0);
+    dense_scaled_.assign(static_cast<size_t>(n), 0.0);
+  }
   for (size_t a = first; a < unknowns_.size(); ++a) {
     for (size_t r = 0; r < rows_[a].size(); ++r) {
       dense_half_[static_cast<size_t>(rows_[a][r])] = half_[a][r];
@@ -86,22 +89,17 @@ Eigen::MatrixXd UnitCompliance::quadratic_form(const ColumnMatrix& b, const Half
     clear();
     slot_.assign(static_cast<size_t>(b.rows()), -1);
   }
+  std::vector<int> needed(b.innerIndexPtr(), b.innerIndexPtr() + b.nonZeros());
+  std::sort(needed.begin(), needed.end());
+  needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
   std::vector<int> missing;
-  for (Eigen::Index k = 0; k < b.nonZeros(); ++k) {
-    const int unknown = b.innerIndexPtr()[k];
+  for (int unknown : needed)
     if (slot_[static_cast<size_t>(unknown)] < 0) missing.push_back(unknown);
+  if (unknowns_.size() + missing.size() > static_cast<size_t>(kMaxUnknowns)) {
+    clear();
+    missing = std::move(needed);
   }
-  std::sort(missing.begin(), missing.end());
-  missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-  if (!missing.empty()) {
-    if (unknowns_.size() + missing.size() > static_cast<size_t>(kMaxUnknowns)) {
-      clear();
-      for (Eigen::Index k = 0; k < b.nonZeros(); ++k) missing.push_back(b.innerIndexPtr()[k]);
-      std::sort(missing.begin(), missing.end());
-      missing.erase(std::unique(missing.begin(), missing.end()), missing.end());
-    }
-    add(missing, half_solve);
-  }
+  if (!missing.empty()) add(missing, half_solve);
   // W_kl = sum_p sum_q B_pk B_ql g_pq, in B's own order.
   const Eigen::Index m = b.cols();
   Eigen::MatrixXd w(m, m);
