@@ -2,8 +2,10 @@
 
 #include "engine/solvers/unit_compliance.h"
 
+#include <cblas.h>
 #include <cholmod.h>
 #include <dlfcn.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <atomic>
@@ -28,6 +30,39 @@ constexpr double kMinRelativePivot = 1e-12;
 
 }  // namespace
 
+namespace {
+
+// Debian's CHOLMOD 5.12 opens an OpenMP region of four threads (CHOLMOD_OMP_NUM_THREADS, fixed
+// at its build) per large supernode of a supernodal factorization, whatever the caller's thread
+// count: 21,299 regions in scenes/grasp.json's 120 steps, each waking three workers on a two-core
+// machine, which made its factorizations twice as slow (and a server's sessions would each wake
+// four). With no active levels allowed, every region the calling thread opens runs on it alone
+// (max-active-levels-var is a per-thread ICV since OpenMP 5.0). The loops it runs there write
+// disjoint entries, so the factor's bits are the same either way.
+class SerialOpenMpRegions {
+ public:
+  SerialOpenMpRegions() : levels_(omp_get_max_active_levels()) { omp_set_max_active_levels(0); }
+  ~SerialOpenMpRegions() { omp_set_max_active_levels(levels_); }
+  SerialOpenMpRegions(const SerialOpenMpRegions&) = delete;
+  SerialOpenMpRegions& operator=(const SerialOpenMpRegions&) = delete;
+
+ private:
+  int levels_;
+};
+
+// inverse_quadratic_form's dense blocks for supernodal factors, kept between calls.
+struct SupernodalBuffers {
+  cholmod_dense* rhs = nullptr;   // P B; all zeros between calls
+  cholmod_dense* half = nullptr;  // L^-1 P B
+  cholmod_dense *work_y = nullptr, *work_e = nullptr;
+  std::vector<int> inverse_permutation;
+  void free(cholmod_common& common) {
+    for (cholmod_dense** d : {&rhs, &half, &work_y, &work_e}) cholmod_free_dense(d, &common);
+  }
+};
+
+}  // namespace
+
 struct SparseCholesky::Impl {
   // mutable: CHOLMOD records status and reuses workspace even in a solve.
   mutable cholmod_common common{};
@@ -39,6 +74,7 @@ struct SparseCholesky::Impl {
   mutable HalfSolveColumns half_solves;  // inverse_quadratic_form's buffers, kept between calls
   // inverse_quadratic_form's single-unknown compliances, forgotten whenever the factor changes.
   mutable UnitCompliance unit_compliance;
+  mutable SupernodalBuffers supernodal_buffers;
 
   Impl() {
     cholmod_start(&common);
@@ -58,6 +94,7 @@ struct SparseCholesky::Impl {
     cholmod_free_dense(&x, &common);
     cholmod_free_dense(&y, &common);
     cholmod_free_dense(&e, &common);
+    supernodal_buffers.free(common);
     cholmod_finish(&common);
   }
 
@@ -93,6 +130,7 @@ struct SparseCholesky::Impl {
   bool factorize_into(const UpperCscView& a, cholmod_factor* f, double shift) {
     double beta[2] = {shift, 0};
     common.status = CHOLMOD_OK;
+    const SerialOpenMpRegions serial;
     cholmod_factorize_p(wrap(a), beta, nullptr, 0, f, &common);
     return common.status == CHOLMOD_OK && f->minor == f->n;
   }
@@ -406,6 +444,74 @@ void half_solves_by_reach(cholmod_factor* l, cholmod_common& common,
   free_all();
 }
 
+// W = Y^T Y with Y = L^-1 P B for a supernodal (LL^T) factor. Y's columns fill in below their
+// first rows (a supernodal factor is chosen where L is dense), so they are solved as one dense
+// block (CHOLMOD's supernodal solve runs BLAS-3 kernels over it) and W is one symmetric rank-n
+// product (BLAS dsyrk). The sparse path this replaced (cholmod_spsolve, triplets, a sparse product)
+// took 25-90 ms a step on scenes/grasp.json's cube (300-440 rows of 1,029 unknowns). The dense
+// blocks are kept between calls (`buffers`): fresh ones cost more in page faults than the solve.
+// Above `dense_entries` (Y is n x m doubles) the sparse path's memory is the smaller.
+
+Eigen::MatrixXd supernodal_inverse_quadratic_form(
+    cholmod_factor* l, cholmod_common& common,
+    const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b, double dense_entries,
+    SupernodalBuffers& buffers) {
+  const auto n = static_cast<Eigen::Index>(l->n), m = b.cols();
+  if (static_cast<double>(n) * static_cast<double>(m) <= dense_entries) {
+    // P B written straight into the kept right-hand side (x = P b is x_k = b_Perm[k]), which is
+    // all zeros between calls: only the entries written here are cleared afterwards.
+    const auto* perm = static_cast<const int*>(l->Perm);
+    std::vector<int>& position = buffers.inverse_permutation;
+    position.resize(static_cast<size_t>(n));
+    for (Eigen::Index k = 0; k < n; ++k)
+      position[static_cast<size_t>(perm ? perm[k] : k)] = static_cast<int>(k);
+    const void* before = buffers.rhs ? buffers.rhs->x : nullptr;
+    const size_t capacity = buffers.rhs ? buffers.rhs->nzmax : 0;
+    if (!cholmod_ensure_dense(&buffers.rhs, static_cast<size_t>(n), static_cast<size_t>(m),
+                              static_cast<size_t>(n), CHOLMOD_REAL, &common))
+      throw std::runtime_error("CHOLMOD dense allocation failed");
+    auto* x = static_cast<double*>(buffers.rhs->x);
+    if (x != before || buffers.rhs->nzmax != capacity)
+      std::fill(x, x + buffers.rhs->nzmax, 0.0);  // new storage: establish the invariant
+    using Iterator = Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator;
+    for (Eigen::Index j = 0; j < m; ++j)
+      for (Iterator it(b, j); it; ++it)
+        x[j * n + position[static_cast<size_t>(it.row())]] = it.value();
+    const bool solved = cholmod_solve2(CHOLMOD_L, l, buffers.rhs, nullptr, &buffers.half, nullptr,
+                                       &buffers.work_y, &buffers.work_e, &common);
+    for (Eigen::Index j = 0; j < m; ++j)
+      for (Iterator it(b, j); it; ++it) x[j * n + position[static_cast<size_t>(it.row())]] = 0;
+    if (!solved) throw std::runtime_error("CHOLMOD dense half-solve failed");
+    Eigen::MatrixXd w(m, m);
+    const auto rows = static_cast<int>(n), cols = static_cast<int>(m);
+    const auto leading = static_cast<int>(buffers.half->d);
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, cols, rows, 1.0,
+                static_cast<const double*>(buffers.half->x), leading, 0.0, w.data(), cols);
+    w.triangularView<Eigen::StrictlyUpper>() = w.transpose();
+    return w;
+  }
+  cholmod_sparse view{};
+  view.nrow = static_cast<size_t>(n);
+  view.ncol = static_cast<size_t>(m);
+  view.nzmax = static_cast<size_t>(b.nonZeros());
+  view.p = const_cast<int*>(b.outerIndexPtr());
+  view.i = const_cast<int*>(b.innerIndexPtr());
+  view.x = const_cast<double*>(b.valuePtr());
+  view.stype = 0;
+  view.itype = CHOLMOD_INT;
+  view.xtype = CHOLMOD_REAL;
+  view.dtype = CHOLMOD_DOUBLE;
+  view.sorted = true;
+  view.packed = true;
+  cholmod_sparse* permuted = cholmod_spsolve(CHOLMOD_P, l, &view, &common);
+  cholmod_sparse* half = permuted ? cholmod_spsolve(CHOLMOD_L, l, permuted, &common) : nullptr;
+  cholmod_free_sparse(&permuted, &common);
+  if (!half) throw std::runtime_error("CHOLMOD sparse half-solve failed");
+  const Eigen::SparseMatrix<double> y = to_eigen(*half);  // D = I: Y^T D^-1 Y = Y^T Y
+  cholmod_free_sparse(&half, &common);
+  return Eigen::MatrixXd(y.transpose() * y);
+}
+
 }  // namespace
 
 Eigen::MatrixXd SparseCholesky::inverse_quadratic_form(const Eigen::SparseMatrix<double>& b,
@@ -429,35 +535,8 @@ Eigen::MatrixXd SparseCholesky::inverse_quadratic_form(const Eigen::SparseMatrix
     const Columns z(n, compressed.cols(), nonzeros, c.outer.data(), c.rows.data(), c.scaled.data());
     return Eigen::MatrixXd(y.transpose() * z);
   }
-  cholmod_sparse view{};
-  view.nrow = static_cast<size_t>(compressed.rows());
-  view.ncol = static_cast<size_t>(compressed.cols());
-  view.nzmax = static_cast<size_t>(compressed.nonZeros());
-  view.p = compressed.outerIndexPtr();
-  view.i = compressed.innerIndexPtr();
-  view.x = compressed.valuePtr();
-  view.stype = 0;
-  view.itype = CHOLMOD_INT;
-  view.xtype = CHOLMOD_REAL;
-  view.dtype = CHOLMOD_DOUBLE;
-  view.sorted = true;
-  view.packed = true;
-  cholmod_common& common = impl_->common;
-  cholmod_sparse* permuted = cholmod_spsolve(CHOLMOD_P, impl_->current, &view, &common);
-  cholmod_sparse* half =
-      permuted ? cholmod_spsolve(CHOLMOD_L, impl_->current, permuted, &common) : nullptr;
-  cholmod_sparse* scaled =
-      half ? cholmod_spsolve(CHOLMOD_D, impl_->current, half, &common) : nullptr;
-  if (!scaled) {
-    cholmod_free_sparse(&permuted, &common);
-    cholmod_free_sparse(&half, &common);
-    throw std::runtime_error("CHOLMOD sparse half-solve failed");
-  }
-  const Eigen::SparseMatrix<double> y = to_eigen(*half), z = to_eigen(*scaled);
-  cholmod_free_sparse(&permuted, &common);
-  cholmod_free_sparse(&half, &common);
-  cholmod_free_sparse(&scaled, &common);
-  return Eigen::MatrixXd(y.transpose() * z);
+  return supernodal_inverse_quadratic_form(impl_->current, impl_->common, compressed,
+                                           dense_half_solve_entries_, impl_->supernodal_buffers);
 }
 
 void stop_blas_thread_pool() {

@@ -67,6 +67,10 @@ class SparseCholesky {
   // unknowns costs no solve. Without it every call solves B's columns.
   Eigen::MatrixXd inverse_quadratic_form(const Eigen::SparseMatrix<double>& b,
                                          bool keep_unknowns = false) const;
+  // A supernodal factor's Y = L^-1 P B is solved as a dense block up to this many entries (n x m)
+  // and by sparse columns beyond (less memory). Tests lower it to reach the sparse path.
+  static constexpr double kDefaultDenseHalfSolveEntries = 16e6;  // 128 MB
+  void set_dense_half_solve_entries(double entries) { dense_half_solve_entries_ = entries; }
 
  private:
   // The shift ladder, relative to the mean |diagonal|: 4x per rung from kFirstRung.
@@ -90,6 +94,7 @@ class SparseCholesky {
   FactorInfo info_;
   FactorForm form_;
   double predicted_nnz_ = 0, predicted_flops_ = 0;
+  double dense_half_solve_entries_ = kDefaultDenseHalfSolveEntries;
 };
 
 // The factor as a preconditioner. CG may use it only when it is a Cholesky factor (then M is SPD).
