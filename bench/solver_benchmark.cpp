@@ -44,6 +44,11 @@ void add_solver_benchmark(CLI::App& app) {
       "--set", args->sets,
       "scene override KEY=VALUE (a dotted path or a JSON pointer, as softbody-sim --set)");
   cmd->callback([args] {
+    // The reused factor's matrix is one a step made: before the first step there is none.
+    if (args->drift < 1 || args->drift >= args->steps)
+      throw CLI::ValidationError("--drift", "must be at least 1 and below --steps (" +
+                                                std::to_string(args->steps) + "), got " +
+                                                std::to_string(args->drift));
     set_num_threads(args->threads);
     set_blas_threads(args->threads);
     Scene scene = load_scene(args->scene, args->sets);

@@ -41,6 +41,28 @@ TEST(BenchSmoke, StepBenchmarkReportsTheBreakdown) {
   EXPECT_GT(j["matvec_vs_bandwidth_bound"].get<double>(), 0);
 }
 
+// The solver benchmark compares the factorization with the Krylov methods on a step's matrix. A
+// reused factor older than the run (--drift not below --steps) was the matrix of no step: it read
+// an empty matrix and crashed; it is refused naming the option.
+TEST(BenchSmoke, SolverBenchmarkComparesMethodsAndRefusesAFactorOlderThanTheRun) {
+  const std::string scene =
+      std::string(" --scene ") + SOFTBODY_PROJECT_MESHES + "/../bench/scenes/knight-step.json";
+  test::ProcessResult r = test::run_process(std::string(SOFTBODY_BENCH) + " solver" + scene +
+                                            " --steps 3 --drift 2 --seconds 0");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tets"], 1566);
+  EXPECT_GT(j["factor"]["nnz_factor"].get<double>(), 0);
+  ASSERT_GE(j["methods"].size(), 7u);
+  for (const auto& m : j["methods"]) {
+    EXPECT_TRUE(m["converged"].get<bool>()) << m["method"];
+    EXPECT_LT(m["relative_residual"].get<double>(), 1e-5) << m["method"];
+  }
+  r = test::run_process(std::string(SOFTBODY_BENCH) + " solver" + scene + " --steps 2");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("--drift"), std::string::npos) << r.err;
+}
+
 TEST(BenchSmoke, IntegratorsBenchmarkReportsWorkAndPrecision) {
   test::ProcessResult r =
       test::run_process(std::string(SOFTBODY_BENCH) + " integrators --json --min-seconds 0");
