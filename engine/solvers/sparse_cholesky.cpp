@@ -451,7 +451,6 @@ void half_solves_by_reach(cholmod_factor* l, cholmod_common& common,
 // took 25-90 ms a step on scenes/grasp.json's cube (300-440 rows of 1,029 unknowns). The dense
 // blocks are kept between calls (`buffers`): fresh ones cost more in page faults than the solve.
 // Above `dense_entries` (Y is n x m doubles) the sparse path's memory is the smaller.
-
 Eigen::MatrixXd supernodal_inverse_quadratic_form(
     cholmod_factor* l, cholmod_common& common,
     const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b, double dense_entries,
@@ -487,7 +486,8 @@ Eigen::MatrixXd supernodal_inverse_quadratic_form(
     const auto leading = static_cast<int>(buffers.half->d);
     cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, cols, rows, 1.0,
                 static_cast<const double*>(buffers.half->x), leading, 0.0, w.data(), cols);
-    w.triangularView<Eigen::StrictlyUpper>() = w.transpose();
+    for (Eigen::Index j = 1; j < m; ++j)  // dsyrk wrote the lower triangle
+      for (Eigen::Index i = 0; i < j; ++i) w(i, j) = w(j, i);
     return w;
   }
   cholmod_sparse view{};
