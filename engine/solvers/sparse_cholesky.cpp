@@ -52,7 +52,7 @@ class SerialOpenMpRegions {
 
 // inverse_quadratic_form's dense blocks for supernodal factors, kept between calls.
 struct SupernodalBuffers {
-  cholmod_dense* rhs = nullptr;   // P B; all zeros between calls
+  cholmod_dense* rhs = nullptr;   // P B
   cholmod_dense* half = nullptr;  // L^-1 P B
   cholmod_dense *work_y = nullptr, *work_e = nullptr;
   std::vector<int> inverse_permutation;
@@ -370,6 +370,14 @@ Eigen::SparseMatrix<double> to_eigen(const cholmod_sparse& s) {
   return out;
 }
 
+// position[i]: where row i of B goes in P B (x = P b is x_k = b_Perm[k]).
+void inverse_permutation(const cholmod_factor* l, std::vector<int>& position) {
+  const auto n = static_cast<int>(l->n);
+  const int* perm = l->ordering == CHOLMOD_NATURAL ? nullptr : static_cast<const int*>(l->Perm);
+  position.resize(static_cast<size_t>(n));
+  for (int k = 0; k < n; ++k) position[static_cast<size_t>(perm ? perm[k] : k)] = k;
+}
+
 // Y = L^-1 P B and D^-1 Y for a simplicial factor, as compressed columns (`half`: Y's values,
 // `scaled`: D^-1 Y's, on the same rows), one column of B at a time, each solve limited to the rows
 // its right-hand side reaches in L's elimination tree (cholmod_solve2 with a sparse Bset: CHOLMOD
@@ -381,9 +389,8 @@ void half_solves_by_reach(cholmod_factor* l, cholmod_common& common,
                           const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b,
                           HalfSolveColumns& out) {
   const auto n = static_cast<int>(l->n);
-  const int* perm = l->ordering == CHOLMOD_NATURAL ? nullptr : static_cast<const int*>(l->Perm);
-  std::vector<int> inverse(static_cast<size_t>(n));
-  for (int k = 0; k < n; ++k) inverse[static_cast<size_t>(perm ? perm[k] : k)] = k;
+  std::vector<int> inverse;
+  inverse_permutation(l, inverse);
   const auto* lp = static_cast<const int*>(l->p);
   const auto* lx = static_cast<const double*>(l->x);
   cholmod_dense* rhs = cholmod_zeros(static_cast<size_t>(n), 1, CHOLMOD_REAL, &common);
@@ -457,30 +464,20 @@ Eigen::MatrixXd supernodal_inverse_quadratic_form(
     SupernodalBuffers& buffers) {
   const auto n = static_cast<Eigen::Index>(l->n), m = b.cols();
   if (static_cast<double>(n) * static_cast<double>(m) <= dense_entries) {
-    // P B written straight into the kept right-hand side (x = P b is x_k = b_Perm[k]), which is
-    // all zeros between calls: only the entries written here are cleared afterwards.
-    const auto* perm = static_cast<const int*>(l->Perm);
+    // P B written into the kept right-hand side block.
     std::vector<int>& position = buffers.inverse_permutation;
-    position.resize(static_cast<size_t>(n));
-    for (Eigen::Index k = 0; k < n; ++k)
-      position[static_cast<size_t>(perm ? perm[k] : k)] = static_cast<int>(k);
-    const void* before = buffers.rhs ? buffers.rhs->x : nullptr;
-    const size_t capacity = buffers.rhs ? buffers.rhs->nzmax : 0;
+    inverse_permutation(l, position);
     if (!cholmod_ensure_dense(&buffers.rhs, static_cast<size_t>(n), static_cast<size_t>(m),
                               static_cast<size_t>(n), CHOLMOD_REAL, &common))
       throw std::runtime_error("CHOLMOD dense allocation failed");
     auto* x = static_cast<double*>(buffers.rhs->x);
-    if (x != before || buffers.rhs->nzmax != capacity)
-      std::fill(x, x + buffers.rhs->nzmax, 0.0);  // new storage: establish the invariant
-    using Iterator = Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator;
+    std::fill(x, x + n * m, 0.0);
     for (Eigen::Index j = 0; j < m; ++j)
-      for (Iterator it(b, j); it; ++it)
+      for (Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator it(b, j); it; ++it)
         x[j * n + position[static_cast<size_t>(it.row())]] = it.value();
-    const bool solved = cholmod_solve2(CHOLMOD_L, l, buffers.rhs, nullptr, &buffers.half, nullptr,
-                                       &buffers.work_y, &buffers.work_e, &common);
-    for (Eigen::Index j = 0; j < m; ++j)
-      for (Iterator it(b, j); it; ++it) x[j * n + position[static_cast<size_t>(it.row())]] = 0;
-    if (!solved) throw std::runtime_error("CHOLMOD dense half-solve failed");
+    if (!cholmod_solve2(CHOLMOD_L, l, buffers.rhs, nullptr, &buffers.half, nullptr, &buffers.work_y,
+                        &buffers.work_e, &common))
+      throw std::runtime_error("CHOLMOD dense half-solve failed");
     Eigen::MatrixXd w(m, m);
     const auto rows = static_cast<int>(n), cols = static_cast<int>(m);
     const auto leading = static_cast<int>(buffers.half->d);
