@@ -11,6 +11,10 @@
 namespace softbody {
 namespace {
 
+// The share of contact.fresh_tolerance within which a kept factor's matrix is confirmed for the
+// configuration (FreeMotionMatrix::confirm).
+constexpr double kConfirmedShare = 0.5;
+
 double rest_diagonal(const Vec3Array& rest) {
   Box3 box;
   for (const Vec3& p : rest) box.grow(p);
@@ -181,8 +185,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
                                 double h, const Vec3Array& p_start,
                                 const ConstrainedBlockOperator& a, StepSolver& solver, Vec3Array& p,
                                 Vec3Array& v, std::vector<SimulationState::ContactMemory>& memory,
-                                ContactResult& result,
-                                const std::function<void()>& prepare_matrix) {
+                                ContactResult& result, const FreeMotionMatrix& matrix) {
   result = {};
   const std::vector<SimulationState::ContactMemory> previous = std::move(memory);
   memory.clear();
@@ -249,10 +252,25 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   const Index n = model_.topology->num_vertices();
   const auto m = static_cast<Eigen::Index>(points.size());
   const double denom = h + model_.options.beta, to_position = h / denom;
-  if (o.fresh_compliance && prepare_matrix) prepare_matrix();
-  clock = Clock::now();
-  const bool factorized = o.fresh_compliance ? solver.refresh_definite_factor(a, o.fresh_tolerance)
-                                             : solver.ensure_definite_factor(a);
+  bool factorized = false;
+  if (!o.fresh_compliance) {
+    clock = Clock::now();
+    factorized = solver.ensure_definite_factor(a);
+  } else if (!(matrix.confirmed && matrix.confirmed() && solver.prepare_plain_factor(a))) {
+    if (matrix.evaluate) matrix.evaluate();
+    clock = Clock::now();
+    double change = 0;
+    factorized = solver.refresh_definite_factor(a, o.fresh_tolerance, &change);
+    // Confirmed only well within the tolerance: the few nanometres a held body moves while the
+    // confirmation stands (FreeMotionMatrix::confirmed) then cannot take its matrix past the
+    // tolerance, and a step kept on the confirmation decides as an evaluating one would.
+    if (matrix.confirm && solver.has_plain_factor() &&
+        change <= kConfirmedShare * o.fresh_tolerance)
+      matrix.confirm();
+  } else {
+    clock = Clock::now();
+    result.matrix_confirmed = true;
+  }
   result.factor_ms = ms_since(clock);
   clock = Clock::now();
   const Eigen::SparseMatrix<double> jt = jacobian_transpose(points, n, nullptr);

@@ -57,10 +57,26 @@ struct ContactResult {
   int pgs_iterations = 0;      // summed over Newton iterations
   int newton_iterations = 0;
   int active = 0;  // contacts carrying a force
+  // The fresh compliance kept a factor confirmed for this configuration without evaluating the
+  // step matrix at the free motion's end (FreeMotionMatrix::confirmed).
+  bool matrix_confirmed = false;
   // Where the time went [ms] (seed 002's Table 1): detection; the factorization for a fresh
   // compliance; W_J (fast) once; the W re-orientations or rebuilds, the PGS runs and the
   // corrective motions (proximity-point updates and solves), summed over Newton iterations.
   double detect_ms = 0, factor_ms = 0, build_ms = 0, rebuild_ms = 0, pgs_ms = 0, correction_ms = 0;
+};
+
+// How a fresh compliance gets the step matrix at the free motion's end, which only the integrator
+// can evaluate (every member optional; none: `a` is used as it is).
+struct FreeMotionMatrix {
+  // True when the factor in use was confirmed for this step's configuration: it is kept without
+  // evaluating the matrix (engine/sim/stages/confirmed_factor.h).
+  std::function<bool()> confirmed;
+  // Brings `a` to the free motion's end (a stiffness evaluation).
+  std::function<void()> evaluate;
+  // Called after the evaluated matrix was compared (and refactored if needed) when the factor in
+  // use is then a plain Cholesky factor of a matrix within tolerance of it: records that.
+  std::function<void()> confirm;
 };
 
 class ConstraintContact {
@@ -70,13 +86,14 @@ class ConstraintContact {
   // The step went from `p_start` (at t_start) to the free motion p = p_hat + h v; `a` is the
   // step's matrix and `solver` holds its factor. Moves p and v by the contact forces with
   // `obstacles` at t_next. `memory`: the last step's forces per contact, the warm start; replaced
-  // by this step's. `prepare_matrix`, when given, brings `a`'s matrix to the free motion's end
-  // before a fresh compliance is factored: called only when there are contacts (it costs a
-  // stiffness evaluation). False when the corrected state is not finite.
+  // by this step's. `matrix` brings `a`'s matrix to the free motion's end before a fresh
+  // compliance is factored, unless the factor in use is confirmed for it: asked only when there are
+  // contacts (an evaluation costs a stiffness evaluation). False when the corrected state is not
+  // finite.
   bool resolve(std::span<const Obstacle> obstacles, double t_start, double t_next, double h,
                const Vec3Array& p_start, const ConstrainedBlockOperator& a, StepSolver& solver,
                Vec3Array& p, Vec3Array& v, std::vector<SimulationState::ContactMemory>& memory,
-               ContactResult& result, const std::function<void()>& prepare_matrix = {});
+               ContactResult& result, const FreeMotionMatrix& matrix = {});
 
  private:
   // Whether every vertex of the contact is fixed (it cannot move: no constraint of the step).

@@ -6,6 +6,7 @@
 
 #include "engine/sim/rollback.h"
 #include "engine/sim/stages/backward_euler_residual.h"
+#include "engine/sim/stages/confirmed_factor.h"
 #include "engine/sim/stages/inversion_alleviation.h"
 #include "engine/sim/stages/line_search.h"
 #include "engine/sim/stages/nonlinearity_correction.h"
@@ -341,16 +342,36 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
   v_next_ = v_;
   stats.contacts = external_.contacts;
   // Contact's fresh compliance comes from the step matrix where the free motion ended, evaluated
-  // only when there are contacts.
-  const auto jacobian_at_free_motion = [&] {
+  // only when there are contacts and the factor in use was not confirmed for this configuration.
+  StepSolver& solver = solver_cache_.solver();
+  FreeMotionMatrix free_motion_matrix;
+  free_motion_matrix.confirmed = [&] {
+    // external_ holds the external forces at the free motion: Newton's converged residual was
+    // evaluated there.
+    return !step_matrix_has_other_terms(m, loads_, external_start_, external_) &&
+           confirmed_factor_holds(*m.topology, m.rest, state.confirmed_factor.get(),
+                                  solver.factorizations(), h, start_.p, p_next_,
+                                  m.contact.fresh_tolerance);
+  };
+  free_motion_matrix.evaluate = [&] {
     evaluate_stiffness_at(start_, h, v_);
     backward_euler_jacobian(m, h, {start_.p, start_.v, forces_start_.K}, forces_, external_,
                             jacobian_);
   };
+  free_motion_matrix.confirm = [&] {
+    // external_ was evaluated at the free motion with the matrix.
+    if (step_matrix_has_other_terms(m, loads_, external_start_, external_)) {
+      state.confirmed_factor.reset();
+      return;
+    }
+    // Before the contact forces move p_next_: it is still the free motion.
+    state.confirmed_factor = std::make_shared<const SimulationState::ConfirmedFactor>(
+        SimulationState::ConfirmedFactor{start_.p, p_next_, h, solver.factorizations()});
+  };
   const std::vector<SimulationState::ContactMemory> held_before = state.contact_memory;
   const bool contact_ok =
-      contact_.run(m, loads_.constraint_obstacles, state.t, t_next_, h, jacobian_,
-                   solver_cache_.solver(), state, p_next_, v_next_, stats, jacobian_at_free_motion);
+      contact_.run(m, loads_.constraint_obstacles, state.t, t_next_, h, jacobian_, solver, state,
+                   p_next_, v_next_, stats, free_motion_matrix);
   solver_cache_.store(state);
   if (!contact_ok) return false;
   // Where contacts hold (the same features carry force as in the step before) the free motion

@@ -347,11 +347,23 @@ void StepSolver::factorize_definite_now(const ConstrainedBlockOperator& a) {
       a, [&] { return factor_->factorize_definite(*csc_, 0); }, false);
 }
 
-bool StepSolver::refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance) {
+bool StepSolver::has_plain_factor() const {
+  return factor_ && factor_->ready() && factor_->info().kind == FactorKind::kCholesky &&
+         factored_record_ && factored_record_->shift == 0;
+}
+
+bool StepSolver::prepare_plain_factor(const ConstrainedBlockOperator& a) {
   prepare_pattern(a);
   apply_restored_state(a, true);
-  if (tolerance > 0 && factor_->ready() && factor_->info().kind == FactorKind::kCholesky &&
-      factored_record_ && factored_record_->shift == 0) {
+  return has_plain_factor();
+}
+
+bool StepSolver::refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance,
+                                         double* change_out) {
+  if (change_out) *change_out = 0;
+  prepare_pattern(a);
+  apply_restored_state(a, true);
+  if (tolerance > 0 && has_plain_factor()) {
     csc_->assign(a.matrix());  // scratch: a factorization assigns it again
     const std::vector<double>& now = csc_->values();
     const std::vector<double>& then = factored_record_->values;
@@ -361,7 +373,10 @@ bool StepSolver::refresh_definite_factor(const ConstrainedBlockOperator& a, doub
         change += (now[k] - then[k]) * (now[k] - then[k]);
         size += now[k] * now[k];
       }
-      if (change <= tolerance * tolerance * size) return false;
+      if (change <= tolerance * tolerance * size) {
+        if (change_out) *change_out = std::sqrt(change / size);
+        return false;
+      }
     }
   }
   factorize_definite_now(a);

@@ -102,8 +102,16 @@ class StepSolver {
   // within `tolerance` of sym(A) (relative, in the Frobenius norm of the stored triangle): a held
   // grasp's step matrix changes by ~1e-8 a step, and its factorization was 40 % of the contact
   // stage. The decision reads only the state's factored matrix (snapshots carry it), so a
-  // continuation decides alike. Returns whether it factorized.
-  bool refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance);
+  // continuation decides alike. Returns whether it factorized; `change`, when given, gets the
+  // relative difference between sym(A) and the factored matrix (0 after a factorization).
+  bool refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance,
+                               double* change = nullptr);
+  // Whether the factor in use is a plain Cholesky factor a state carries (of a matrix recorded
+  // with it, unshifted): the one a fresh compliance keeps.
+  bool has_plain_factor() const;
+  // Readies the factor in use for delassus without a solve (a restored state's is made again
+  // here) and says whether it is a plain one (has_plain_factor).
+  bool prepare_plain_factor(const ConstrainedBlockOperator& a);
   // x = F^-1 b with the factor delassus uses, fixed vertices' rows zero: the motion a constraint
   // force makes in the model W describes (seed 002's corrective motion).
   void apply_factor_inverse(const ConstrainedBlockOperator& a, const Eigen::VectorXd& b,

@@ -290,6 +290,45 @@ TEST(ConstraintContact, AHeldPressPredictsNewtonFromItsLastFreeMotion) {
               iterations_predicted, iterations_unpredicted, largest);
 }
 
+// A held press keeps the factor its fresh compliance confirmed without evaluating the step matrix
+// at the free motion's end again (SimulationState::confirmed_factor): the held body's strains move
+// far less than contact.fresh_tolerance a step. Evaluating it every step (the confirmation dropped
+// before each) keeps the same factor, so every step comes out bit for bit the same. With a tool's
+// grab (an anchor: a matrix term the positions do not describe) nothing is confirmed.
+TEST(ConstraintContact, AHeldPressKeepsItsConfirmedFactorWithoutEvaluatingTheMatrix) {
+  auto shared = std::make_shared<const SimulationModel>(held_press(ContactScheme::kFast, 2));
+  auto confirming = make_integrator(shared), evaluating = make_integrator(shared);
+  SimulationState a = rest_state(*shared), b = a;
+  int confirmed = 0;
+  for (int i = 0; i < 60; ++i) {
+    b.confirmed_factor.reset();
+    const StepStats sa = confirming->step(a), sb = evaluating->step(b);
+    ASSERT_FALSE(sa.failed || sb.failed);
+    EXPECT_FALSE(evaluating->contact_result()->matrix_confirmed) << "step " << i;
+    confirmed += confirming->contact_result()->matrix_confirmed;
+    ASSERT_EQ(sa.factorizations, sb.factorizations) << "step " << i;
+    for (size_t v = 0; v < a.p.size(); ++v)
+      ASSERT_EQ(a.p[v], b.p[v]) << "step " << i << ", vertex " << v;
+  }
+  EXPECT_GE(confirmed, 15);  // of the 40 steps after the press stops
+  std::printf("steps kept on a confirmed factor: %d of 60\n", confirmed);
+
+  SimulationModel grabbed = held_press(ContactScheme::kFast, 2);
+  Anchor grab;
+  grab.vertex = static_cast<Index>(grabbed.rest.size() - 1);  // a top corner, away from the press
+  grab.target = make_constant_trajectory(grabbed.rest.back());
+  grab.stiffness = 100;
+  grabbed.anchors.push_back(grab);
+  auto grabbed_shared = std::make_shared<const SimulationModel>(grabbed);
+  auto integrator = make_integrator(grabbed_shared);
+  SimulationState g = rest_state(*grabbed_shared);
+  for (int i = 0; i < 60; ++i) {
+    ASSERT_FALSE(integrator->step(g).failed);
+    EXPECT_FALSE(integrator->contact_result()->matrix_confirmed) << "step " << i;
+    EXPECT_FALSE(g.confirmed_factor) << "step " << i;
+  }
+}
+
 // With A's factor fixed within the step and J constant, seed 002's fast update computes what the
 // standard scheme computes, for one re-linearization and for several.
 TEST(ConstraintContact, TheFastSchemeAgreesWithTheStandardOne) {

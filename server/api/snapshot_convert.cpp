@@ -109,6 +109,12 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   add_vec3s(free_motion.v, *out.mutable_free_motion_velocities());
   out.set_free_motion_dt(free_motion.dt);
   out.set_free_motion_time(free_motion.t);
+  if (const auto& confirmed = snap.state.confirmed_factor) {
+    add_vec3s(confirmed->start, *out.mutable_confirmed_factor_start());
+    add_vec3s(confirmed->free, *out.mutable_confirmed_factor_free());
+    out.set_confirmed_factor_h(confirmed->h);
+    out.set_confirmed_factor_factorizations(confirmed->factorizations);
+  }
   out.set_on_time_steps(snap.on_time_steps);
 }
 
@@ -179,6 +185,23 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
         vec3s_from(in.free_motion_velocities(), 0, n, "snapshot.free_motion_velocities");
     free_motion.dt = in.free_motion_dt();
     free_motion.t = in.free_motion_time();
+  }
+  const auto confirmed_values = static_cast<size_t>(in.confirmed_factor_start_size());
+  if ((confirmed_values != 0 && confirmed_values != per_state) ||
+      in.confirmed_factor_free_size() != in.confirmed_factor_start_size())
+    invalid_argument("snapshot.confirmed_factor_start",
+                     "needs 0 or 3 x " + std::to_string(n) + " positions, and as many free ones");
+  if (confirmed_values != 0) {
+    if (!(in.confirmed_factor_h() > 0) || !std::isfinite(in.confirmed_factor_h()))
+      invalid_argument("snapshot.confirmed_factor_h", "must be finite and > 0");
+    auto confirmed = std::make_shared<SimulationState::ConfirmedFactor>();
+    confirmed->start =
+        vec3s_from(in.confirmed_factor_start(), 0, n, "snapshot.confirmed_factor_start");
+    confirmed->free =
+        vec3s_from(in.confirmed_factor_free(), 0, n, "snapshot.confirmed_factor_free");
+    confirmed->h = in.confirmed_factor_h();
+    confirmed->factorizations = in.confirmed_factor_factorizations();
+    state.confirmed_factor = std::move(confirmed);
   }
   snap.on_time_steps = in.on_time_steps();
   return snap;

@@ -318,6 +318,9 @@ void Session::update_settings(const SettingsUpdate& u) {
     material_ = scene.body->material;
     document_ = source_.document;
   }
+  // The factor's confirmation for contact stands for the old model's matrix (a new material changes
+  // it at the same positions): the next contact step evaluates the matrix again.
+  state_.confirmed_factor.reset();
   integrator_ = make_integrator(model_);  // the state keeps every memory the old one had
   effective_tolerance_ = model_->options.solver.tolerance;
   rtf_window_.clear();

@@ -7,7 +7,7 @@ namespace softbody {
 bool ContactStage::run(const SimulationModel& model, std::span<const Obstacle> obstacles,
                        double t_start, double t_next, double h, const EdgeBlockMatrix& a,
                        StepSolver& solver, SimulationState& state, Vec3Array& p, Vec3Array& v,
-                       StepStats& stats, const std::function<void()>& prepare_matrix) {
+                       StepStats& stats, const FreeMotionMatrix& matrix) {
   result_ = {};
   if (obstacles.empty() && !model.contact.self) {
     state.contact_memory.clear();
@@ -18,7 +18,7 @@ bool ContactStage::run(const SimulationModel& model, std::span<const Obstacle> o
   const ConstrainedBlockOperator op(*model.topology, a, model.fixed);
   const long factorizations = solver.factorizations();
   const bool ok = contact_->resolve(obstacles, t_start, t_next, h, state.p, op, solver, p, v,
-                                    state.contact_memory, result_, prepare_matrix);
+                                    state.contact_memory, result_, matrix);
   stats.factorizations += static_cast<int>(solver.factorizations() - factorizations);
   stats.constraint_contacts += static_cast<int>(result_.points.size());
   stats.active_contacts += result_.active;

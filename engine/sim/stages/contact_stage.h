@@ -13,12 +13,12 @@ class ContactStage {
  public:
   // Resolves contact with `obstacles` (none: nothing to do, no cost) for the step from `state`
   // (whose contact memory it updates; a rolled-back attempt restores it) to p, v. `a` is the
-  // matrix of the step's solves; its factor is in `solver`; `prepare_matrix` as in
+  // matrix of the step's solves; its factor is in `solver`; `matrix` as in
   // ConstraintContact::resolve. False when the state is no longer finite.
   bool run(const SimulationModel& model, std::span<const Obstacle> obstacles, double t_start,
            double t_next, double h, const EdgeBlockMatrix& a, StepSolver& solver,
            SimulationState& state, Vec3Array& p, Vec3Array& v, StepStats& stats,
-           const std::function<void()>& prepare_matrix = {});
+           const FreeMotionMatrix& matrix = {});
   // The last resolution (for tools' forces and tests).
   const ContactResult& last() const { return result_; }
 
