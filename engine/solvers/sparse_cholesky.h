@@ -85,6 +85,12 @@ class SparseCholesky {
   // climbed 8 rungs from zero on the grasp, 15 ms a factor).
   double lowest_definite_rung(const UpperCscView& a, double from);
   int last_rung_ = -1;  // the rung the last scan ended on (-1: sigma = 0 or none yet)
+  // Definite mode after a shifted factorization: the lowest rung (-1: sigma = 0, A is definite)
+  // at which A + sigma I is definite, found from last_rung_ without first trying A itself (which
+  // an indefinite run of steps fails every time), and without making the lowest definite factor
+  // again after a failed try below it (the margin's factorization follows). -2 if none.
+  int lowest_rung_after_shift(const UpperCscView& a);
+  bool last_shifted_ = false;  // the last factorize() made a shifted factor
   // info_ for a factorization of `a` about to start (the analysis time kept), and its end.
   void begin_info(const UpperCscView& a);
   void finish_info(std::chrono::steady_clock::time_point start);

@@ -92,7 +92,8 @@ TEST(SparseCholesky, TheShiftLadderFromTheLastRungFindsTheRungAScanFromTheBottom
       EXPECT_EQ(got.kind, expected.kind) << "matrix shift " << shift;
       EXPECT_EQ(got.shift, expected.shift) << "matrix shift " << shift;
       rungs.insert(got.shift);
-      // And the factor held is that of the rung reported (a failed try below it was redone).
+      // And the factor held is that of the rung reported (a failed try below it was redone, or the
+      // margin rung factored after it; after a shifted factor the ladder starts at its rung).
       ConstrainedBlockOperator op(*sys.topology, sys.a, fixed);
       const Eigen::MatrixXd a = dense_operator(op);
       const Eigen::MatrixXd shifted =
