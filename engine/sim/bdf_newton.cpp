@@ -354,16 +354,14 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
                                   m.contact.fresh_tolerance);
   };
   free_motion_matrix.evaluate = [&] {
+    state.confirmed_factor.reset();  // this evaluation's comparison replaces it (confirm)
     evaluate_stiffness_at(start_, h, v_);
     backward_euler_jacobian(m, h, {start_.p, start_.v, forces_start_.K}, forces_, external_,
                             jacobian_);
   };
   free_motion_matrix.confirm = [&] {
     // external_ was evaluated at the free motion with the matrix.
-    if (step_matrix_has_other_terms(m, loads_, external_start_, external_)) {
-      state.confirmed_factor.reset();
-      return;
-    }
+    if (step_matrix_has_other_terms(m, loads_, external_start_, external_)) return;
     // Before the contact forces move p_next_: it is still the free motion.
     state.confirmed_factor = std::make_shared<const SimulationState::ConfirmedFactor>(
         SimulationState::ConfirmedFactor{start_.p, p_next_, h, solver.factorizations()});

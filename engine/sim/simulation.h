@@ -88,13 +88,14 @@ struct SimulationState {
     double t = -1;
     bool operator==(const FreeMotion&) const = default;
   } free_motion;
-  // Where constraint contact's fresh compliance (ContactOptions::fresh_compliance) last found the
-  // factor in use made from a matrix within contact.fresh_tolerance of the step matrix at the free
-  // motion's end: that step's start and free-motion positions, its h, and the solver's
-  // factorization count then (which factor it speaks for). A later step whose start and free
-  // motion are that close to these (engine/sim/stages/confirmed_factor.h), with the same h and
-  // factor, keeps the factor without evaluating its matrix (a held grasp: the evaluation was most
-  // of its contact stage). Null: none. Only when factors are refreshed depends on it.
+  // Where constraint contact's fresh compliance (ContactOptions::fresh_compliance) last evaluated
+  // the step matrix at the free motion's end and found the factor in use made from a matrix within
+  // half of contact.fresh_tolerance of it (a later evaluation replaces it): that step's start and
+  // free-motion positions, its h, and the solver's factorization count then (which factor it speaks
+  // for). A later step whose start and free motion are that close to these
+  // (engine/sim/stages/confirmed_factor.h), with the same h and factor, keeps the factor without
+  // evaluating its matrix (a held grasp: the evaluation was most of its contact stage). Null: none.
+  // Only when factors are refreshed depends on it.
   struct ConfirmedFactor {
     Vec3Array start, free;
     double h = 0;
