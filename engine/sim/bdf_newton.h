@@ -21,7 +21,8 @@
 // lowers Psi, and because the answer is the root of G, not of a modified matrix, the fix changes
 // the iterations, never the converged step. A step that does not converge in max_iterations falls
 // back to the linearized step with correction and says so (StepStats::newton_fallback); no step
-// is rejected for Newton's sake.
+// is rejected for Newton's sake. Either way a step whose contacts held records its free motion
+// (SimulationState::free_motion), the next step's predictor where that is nearer the root.
 #pragma once
 
 #include "engine/sim/integrator.h"
@@ -54,6 +55,11 @@ class BdfNewton final : public Integrator {
   void form_start(const SimulationState& state, int order);
   // Accepts p_next_, v_next_ into the state: memory and history move with it.
   bool accept(SimulationState& state, StepStats& stats);
+  // accept, and records `free_v` (the step's velocity before contact) as the next step's
+  // predictor where the contacts held on the features of `held_before`, else clears it.
+  bool accept_with_free_motion(SimulationState& state,
+                               const std::vector<SimulationState::ContactMemory>& held_before,
+                               Vec3Array free_v, StepStats& stats);
   // p_trial_ = p_k + dt v and what `what` asks of the internal forces there (forces_), with the
   // external forces (their Jacobians when K is asked) into external_.
   void evaluate_loads_at(const SimulationState& state, double dt, const Vec3Array& v,
