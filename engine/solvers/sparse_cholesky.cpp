@@ -202,13 +202,14 @@ FactorInfo SparseCholesky::factorize(const UpperCscView& a, bool definite_only) 
   if (definite_only && last_shifted_) {
     // A run of indefinite steps (seed 000's crush: 250 in a row) tried A itself first every time:
     // 3 factorizations a step instead of 4-5, the same factor.
-    const int k = lowest_rung_after_shift(a);
+    const Ladder ladder = ladder_of(a);
+    const int k = scan_ladder(a, ladder, -1, ScanMode::kAfterShift);
     impl_->current = nullptr;
     if (k == -1) {
       info_.kind = FactorKind::kCholesky;  // A is definite: its factor is the one just made
       impl_->current = primary;
     } else if (k >= 0) {
-      const double shift = std::ldexp(kFirstRung * mean_absolute_diagonal(a), 2 * (k + 1));
+      const double shift = ladder.rung(k + 1);  // the margin: see below
       if (impl_->factorize_definite_into(a, shift)) {
         info_.kind = FactorKind::kShiftedCholesky;
         info_.shift = shift;
@@ -262,23 +263,37 @@ FactorInfo SparseCholesky::factorize(const UpperCscView& a, bool definite_only) 
   return info_;
 }
 
-int SparseCholesky::lowest_rung_after_shift(const UpperCscView& a) {
+SparseCholesky::Ladder SparseCholesky::ladder_of(const UpperCscView& a) {
   const double mean_diagonal = mean_absolute_diagonal(a);
-  const double first_rung = kFirstRung * mean_diagonal, last_rung = kLastRung * mean_diagonal;
-  const auto rung = [&](int k) { return k < 0 ? 0.0 : std::ldexp(first_rung, 2 * k); };
-  const auto definite = [&](int k) { return impl_->factorize_definite_into(a, rung(k)); };
-  int k = std::max(-1, last_rung_ - 1);
+  return {kFirstRung * mean_diagonal, kLastRung * mean_diagonal};
+}
+
+int SparseCholesky::scan_ladder(const UpperCscView& a, const Ladder& ladder, int bottom,
+                                ScanMode mode) {
+  const auto definite = [&](int k) { return impl_->factorize_definite_into(a, ladder.rung(k)); };
+  int k = std::max(bottom, last_rung_ - 1);
   if (definite(k)) {
-    // A itself may have turned definite; else down while definite (a failed try leaves its factor
-    // behind, but the caller factors the margin rung next).
-    if (k >= 0 && definite(-1)) return -1;
-    while (k > 0 && definite(k - 1)) --k;
+    if (mode == ScanMode::kAfterShift) {
+      // A itself may have turned definite; else down while definite, leaving a failed try's
+      // factor behind: the caller factors the margin rung next.
+      if (k >= 0 && definite(-1)) return -1;  // last_rung_ kept for the next indefinite step
+      while (k > 0 && definite(k - 1)) --k;
+    } else {
+      // Down while definite; a failed try leaves its factor behind, so the lowest is redone.
+      while (k > bottom) {
+        if (!definite(k - 1)) {
+          definite(k);
+          break;
+        }
+        --k;
+      }
+    }
   } else {
     do ++k;
-    while (rung(k) < last_rung && !definite(k));
-    if (!(rung(k) < last_rung)) return -2;
+    while (ladder.rung(k) < ladder.last && !definite(k));
+    if (!(ladder.rung(k) < ladder.last)) return kNoRung;
   }
-  if (k >= 0) last_rung_ = k;
+  if (k >= 0 || mode == ScanMode::kLowestFactor) last_rung_ = k;
   return k;
 }
 
@@ -298,37 +313,17 @@ FactorInfo SparseCholesky::factorize_definite(const UpperCscView& a, double from
 }
 
 double SparseCholesky::lowest_definite_rung(const UpperCscView& a, double from) {
-  const double mean_diagonal = mean_absolute_diagonal(a);
-  const double first_rung = kFirstRung * mean_diagonal, last_rung = kLastRung * mean_diagonal;
-  // Rung k is first_rung 4^k (exactly: powers of 4 scale without rounding); -1 is sigma = 0.
-  const auto rung = [&](int k) { return k < 0 ? 0.0 : std::ldexp(first_rung, 2 * k); };
-  const auto definite = [&](int k) { return impl_->factorize_definite_into(a, rung(k)); };
-  if (from <= first_rung) {
+  const Ladder ladder = ladder_of(a);
+  if (from <= ladder.first) {
     // From the bottom: start a rung below the last scan's (with none, at the bottom itself).
-    const int bottom = from < first_rung ? -1 : 0;
-    int k = std::max(bottom, last_rung_ - 1);
-    if (definite(k)) {
-      // Down while definite; a failed try leaves its factor behind, so the lowest is redone.
-      while (k > bottom) {
-        if (!definite(k - 1)) {
-          definite(k);
-          break;
-        }
-        --k;
-      }
-    } else {
-      do ++k;
-      while (rung(k) < last_rung && !definite(k));
-      if (!(rung(k) < last_rung)) return -1;
-    }
-    last_rung_ = k;
-    return rung(k);
+    const int k = scan_ladder(a, ladder, from < ladder.first ? -1 : 0, ScanMode::kLowestFactor);
+    return k == kNoRung ? -1 : ladder.rung(k);
   }
   // From an arbitrary `from` (Newton's, a rung below its last shift): up in fourfold steps; the
   // nearest rung of this matrix's ladder is remembered for the next scan from the bottom.
-  for (double shift = from; shift < last_rung; shift *= 4) {
+  for (double shift = from; shift < ladder.last; shift *= 4) {
     if (impl_->factorize_definite_into(a, shift)) {
-      last_rung_ = static_cast<int>(std::lround(std::log2(shift / first_rung) / 2));
+      last_rung_ = static_cast<int>(std::lround(std::log2(shift / ladder.first) / 2));
       return shift;
     }
   }

@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 #include <Eigen/SparseCore>
 #include <chrono>
+#include <cmath>
 #include <memory>
 
 #include "engine/solvers/preconditioner.h"
@@ -85,11 +86,26 @@ class SparseCholesky {
   // climbed 8 rungs from zero on the grasp, 15 ms a factor).
   double lowest_definite_rung(const UpperCscView& a, double from);
   int last_rung_ = -1;  // the rung the last scan ended on (-1: sigma = 0 or none yet)
-  // Definite mode after a shifted factorization: the lowest rung (-1: sigma = 0, A is definite)
-  // at which A + sigma I is definite, found from last_rung_ without first trying A itself (which
-  // an indefinite run of steps fails every time), and without making the lowest definite factor
-  // again after a failed try below it (the margin's factorization follows). -2 if none.
-  int lowest_rung_after_shift(const UpperCscView& a);
+  // The shift ladder of a matrix: rung k is first 4^k (exactly: powers of 4 scale without
+  // rounding), -1 is sigma = 0; rungs from `last` up are not tried.
+  struct Ladder {
+    double first, last;
+    double rung(int k) const { return k < 0 ? 0.0 : std::ldexp(first, 2 * k); }
+  };
+  static Ladder ladder_of(const UpperCscView& a);
+  enum class ScanMode {
+    // The lowest definite rung, its factor left in the primary (lowest_definite_rung).
+    kLowestFactor,
+    // Definite mode after a shifted factorization (factorize): A itself is tried only when the
+    // rung below the last is definite (an indefinite run of steps fails A every time), and the
+    // lowest definite factor is not made again after a failed try below it (the margin's
+    // factorization follows). A turning definite (-1) keeps last_rung_ for the next shift.
+    kAfterShift,
+  };
+  static constexpr int kNoRung = -2;
+  // The lowest rung >= `bottom` at which A + sigma I is definite, scanned from last_rung_ - 1
+  // down or up; kNoRung if none below ladder.last.
+  int scan_ladder(const UpperCscView& a, const Ladder& ladder, int bottom, ScanMode mode);
   bool last_shifted_ = false;  // the last factorize() made a shifted factor
   // info_ for a factorization of `a` about to start (the analysis time kept), and its end.
   void begin_info(const UpperCscView& a);
