@@ -12,9 +12,29 @@ namespace softbody {
 void set_num_threads(int n);
 int num_threads();
 
+// Loops shorter than this run on the calling thread: waking the team (tens of microseconds when
+// its threads sleep between loops, OMP_WAIT_POLICY=passive) costs more than a few thousand
+// iterations' work, and a step runs hundreds of such loops (a CG iteration's matrix product, dot
+// products, preconditioner). Measured (bench/RESULTS.md, "Short loops on one thread"): two threads
+// took the 554-vertex knight's held grasp step from 1.2-1.4 ms (one thread) to 2.2-2.3 ms with
+// every loop parallel, 1.7-1.8 ms from 2,048 iterations, 1.17-1.20 ms from 4,096; the
+// 5,433-vertex bunny's vertex loops stay parallel (23 ms against 30 on one thread; from 6,000 on
+// they would not). The result is the same either way.
+constexpr std::ptrdiff_t kDefaultMinParallelLoop = 4096;
+namespace detail {
+inline std::ptrdiff_t min_parallel_loop = kDefaultMinParallelLoop;
+}  // namespace detail
+// Tests that compare thread counts lower it (to 1) so that a small mesh's loops run in parallel;
+// 0 restores the default.
+inline void set_min_parallel_loop(std::ptrdiff_t n) {
+  detail::min_parallel_loop = n > 0 ? n : kDefaultMinParallelLoop;
+}
+
+// body(i) for i in [0, n), in parallel from `min_parallel` iterations on.
 template <typename Body>
-void parallel_for(std::ptrdiff_t n, Body&& body) {
-#pragma omp parallel for schedule(static)
+void parallel_for(std::ptrdiff_t n, Body&& body,
+                  std::ptrdiff_t min_parallel = detail::min_parallel_loop) {
+#pragma omp parallel for schedule(static) if (n >= min_parallel)
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
 
@@ -30,11 +50,8 @@ void for_each_by_color(const std::vector<Offset>& offsets, Body&& body) {
   for (size_t c = 0; c + 1 < offsets.size(); ++c) {
     const auto begin = static_cast<std::ptrdiff_t>(offsets[c]);
     const auto count = static_cast<std::ptrdiff_t>(offsets[c + 1]) - begin;
-    if (count < kMinParallelColor) {
-      for (std::ptrdiff_t k = 0; k < count; ++k) body(begin + k);
-    } else {
-      parallel_for(count, [&](std::ptrdiff_t k) { body(begin + k); });
-    }
+    parallel_for(
+        count, [&](std::ptrdiff_t k) { body(begin + k); }, kMinParallelColor);
   }
 }
 
@@ -44,7 +61,7 @@ template <typename Term>
 double deterministic_sum(std::ptrdiff_t n, Term&& term) {
   constexpr std::ptrdiff_t kChunks = 64;
   double partial[kChunks] = {};
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= detail::min_parallel_loop)
   for (std::ptrdiff_t c = 0; c < kChunks; ++c) {
     std::ptrdiff_t begin = n * c / kChunks, end = n * (c + 1) / kChunks;
     double s = 0;

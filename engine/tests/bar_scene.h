@@ -69,14 +69,16 @@ inline double max_distance(const Vec3Array& a, const Vec3Array& b) {
   return d;
 }
 
-// The positions after `steps` steps on one thread and on two (the thread count restored to the
-// default after).
+// The positions after `steps` steps on one thread and on two, every loop of the two-thread run in
+// parallel however short (the thread count and loop threshold restored to the defaults after).
 inline std::pair<Vec3Array, Vec3Array> run_on_one_and_two_threads(
     std::shared_ptr<SimulationModel> model, int steps) {
   set_num_threads(1);
   Vec3Array one = run(model, steps);
   set_num_threads(2);
+  set_min_parallel_loop(1);
   Vec3Array two = run(model, steps);
+  set_min_parallel_loop(0);
   set_num_threads(0);
   return {std::move(one), std::move(two)};
 }
