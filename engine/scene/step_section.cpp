@@ -45,6 +45,9 @@ void read_step_options(JsonReader& root, bool viscous_material, IntegratorOption
       newton.max_iterations = nw.integer("max_iterations", newton.max_iterations);
       if (newton.max_iterations < 1 || newton.max_iterations > 1000)
         nw.fail("max_iterations", "must be in [1, 1000]");
+      newton.descent_iterations = nw.integer("descent_iterations", newton.descent_iterations);
+      if (newton.descent_iterations < 0 || newton.descent_iterations > 1000)
+        nw.fail("descent_iterations", "must be in [0, 1000]");
       nw.finish();
     }
     o.iterations = read_integer_setting(i, "/integrator/iterations", o.iterations);

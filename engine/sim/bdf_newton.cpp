@@ -185,6 +185,7 @@ bool BdfNewton::newton(const SimulationState& state, double dt, StepStats& stats
     jacobian_current = true;
   };
   const Vec3Array zero(n, Vec3::Zero());  // each correction's warm start
+  bool indefinite = false;  // a solve of this step met negative curvature or a shifted factor
   for (int iteration = 0;; ++iteration) {
     const double relative = g_.norm() / scale;
     stats.residual = relative;
@@ -192,11 +193,18 @@ bool BdfNewton::newton(const SimulationState& state, double dt, StepStats& stats
     if (relative <= newton_tolerance_) return true;
     if (iteration >= m.options.newton.max_iterations) return false;
     const Eigen::VectorXd minus_g = -g_;
-    if (!solve(jacobian_, minus_g, zero, solver_options_, dv_flat_, stats)) return false;
+    // Descent directions first; toward the root once they had their iterations on a matrix
+    // that is indefinite (NewtonOptions::descent_iterations).
+    SolverOptions options = solver_options_;
+    options.root_direction = indefinite && iteration >= m.options.newton.descent_iterations;
+    if (!solve(jacobian_, minus_g, zero, options, dv_flat_, stats)) return false;
+    indefinite =
+        indefinite || stats.stop_reason == StopReason::kBreakdown || stats.definiteness_shift > 0;
     ++stats.newton_iterations;
     ++on_this_jacobian;
-    LineSearchResult ls = line_search(state, dt, energy_merit_);
-    if (!ls.accepted && jacobian_current && energy_merit_) {
+    const bool energy = energy_merit_ && !options.root_direction;
+    LineSearchResult ls = line_search(state, dt, energy);
+    if (!ls.accepted && jacobian_current && energy) {
       // A current Jacobian whose direction does not lower Psi (a force the potential leaves out,
       // or an inexact solve): |G| may still fall along it.
       evaluate_at(state, dt, v_, false);

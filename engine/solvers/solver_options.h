@@ -46,6 +46,9 @@ struct SolverOptions {
   // solution). No factorization is made because A is indefinite. With `definite` off this is
   // ignored (exact indefinite solves).
   bool newton_direction = false;
+  // With newton_direction: GMRES on A itself, preconditioned by the same reused (possibly
+  // shifted) factor, toward the root of Newton's linearization rather than a descent direction.
+  bool root_direction = false;
 };
 
 enum class StopReason { kConverged, kMaxIterations, kTimeBudget, kBreakdown, kNonFinite };

@@ -252,6 +252,12 @@ SolveReport StepSolver::run_krylov(const ConstrainedBlockOperator& a, const Eige
   const FactorPreconditioner m(*factor_);
   if (o.type != SolverType::kAuto && o.type != SolverType::kDirect)
     return krylov_solve(o.type, a, m, b, x, o);
+  if (runs_newton_cg(o, symmetric) && o.root_direction) {
+    SolveReport r = krylov_solve(SolverType::kGmres, a, m, b, x, o);
+    r.method = "newton-gmres";
+    r.shift = factor_->info().shift;
+    return r;
+  }
   if (runs_newton_cg(o, symmetric)) {
     // The factor is of a definite matrix (A's or A + sigma I's, perhaps of an earlier A), so M is
     // SPD. CG's iterates before negative curvature are descent directions for the step's

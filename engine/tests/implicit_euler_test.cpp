@@ -149,6 +149,65 @@ TEST(ImplicitEuler, ConvergedStepsDoNotDependOnTheDefinitenessFix) {
   EXPECT_GT(mean_distance(c.p, d.p, diagonal), 1e-5);
 }
 
+// A cube squeezed to 87 % of its width (scenes/grasp.json's cube between its jaws) released: each
+// step's root has an indefinite step matrix (a saddle of the step's potential), which Newton's
+// descent directions circle. After descent_iterations Newton heads for the root (GMRES on J,
+// |G|^2 line search): the same steps, to Newton's tolerance, in far fewer iterations, where
+// descent alone runs out of them.
+TEST(ImplicitEuler, AnIndefiniteRootIsReachedByRootDirectionsAfterTheDescentOnes) {
+  TetMesh mesh = make_box_mesh({.nx = 6, .ny = 6, .nz = 6, .size = Vec3(0.03, 0.03, 0.03)});
+  SimulationModel m;
+  m.topology = std::make_shared<const MeshTopology>(mesh);
+  const Material material{5e4, 0.3, 1000};
+  m.forces = make_force_model("stvk-edge", m.topology, mesh.vertices, material,
+                              VolumetricKind::kQuadratic);
+  m.rest = mesh.vertices;
+  m.mass = lumped_masses(mesh, material.density);
+  m.options.type = IntegratorType::kImplicitEuler;
+  m.options.dt = 0.01;
+  m.options.beta = 0.002;
+  m.options.newton.tolerance = 1e-10;  // to compare roots
+  SimulationModel descent_only = m;
+  descent_only.options.newton.descent_iterations = descent_only.options.newton.max_iterations;
+  SimulationState start = rest_state(m);
+  for (size_t i = 0; i < start.p.size(); ++i) start.p[i].x() = 0.87 * m.rest[i].x();
+  struct Run {
+    SimulationState state;
+    int iterations = 0, most_iterations = 0, fallbacks = 0;
+    double largest_shift = 0;
+  };
+  const auto run = [&](const SimulationModel& model) {
+    const std::unique_ptr<Integrator> integrator =
+        make_integrator(std::make_shared<const SimulationModel>(model));
+    Run r{start};
+    for (int k = 0; k < 3; ++k) {
+      const StepStats stats = integrator->step(r.state);
+      EXPECT_FALSE(stats.failed);
+      r.iterations += stats.newton_iterations;
+      r.most_iterations = std::max(r.most_iterations, stats.newton_iterations);
+      r.fallbacks += stats.newton_fallback;
+      r.largest_shift = std::max(r.largest_shift, stats.definiteness_shift);
+    }
+    return r;
+  };
+  SimulationModel exact = m;  // LDL^T: Newton's own directions, no definite stand-in
+  exact.options.solver.definite = false;
+  const Run switching = run(m), descending = run(descent_only), reference = run(exact);
+  std::printf(
+      "newton iterations over 3 steps: %d switching to root directions (at most %d a step, "
+      "%d fallbacks), %d descent only (%d fallbacks), %d exact (%d fallbacks)\n",
+      switching.iterations, switching.most_iterations, switching.fallbacks, descending.iterations,
+      descending.fallbacks, reference.iterations, reference.fallbacks);
+  EXPECT_GT(switching.largest_shift, 0);     // the step matrices were indefinite
+  EXPECT_EQ(switching.fallbacks, 0);         // descent alone: 2 of the 3 steps (20 iterations each)
+  EXPECT_LE(switching.most_iterations, 15);  // measured 11 (max_iterations: 20)
+  ASSERT_EQ(reference.fallbacks, 0);
+  const double diagonal = bounding_box(m.rest).diagonal();
+  const double distance = mean_distance(switching.state.p, reference.state.p, diagonal);
+  std::printf("mean distance to the exact directions' steps: %.3g of the diagonal\n", distance);
+  EXPECT_LE(distance, 1e-9);  // the same root
+}
+
 TEST(ImplicitEuler, FallsBackToTheLinearizedStepAndSaysSo) {
   SimulationModel m = box_model(IntegratorType::kImplicitEuler, 0, 0.001, Vec3::Zero());
   m.options.newton.max_iterations = 1;

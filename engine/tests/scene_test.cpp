@@ -114,13 +114,17 @@ TEST(Scene, UnknownKeysAndWrongTypesNameTheirJsonPath) {
 
 TEST(Scene, IntegratorTypeAndNewtonSettings) {
   nlohmann::json doc = minimal_scene();
-  doc["integrator"] = {{"type", "bdf2"},
-                       {"newton", {{"tolerance", 1e-8}, {"forcing", 0.05}, {"max_iterations", 7}}}};
+  doc["integrator"] = {
+      {"type", "bdf2"},
+      {"newton",
+       {{"tolerance", 1e-8}, {"forcing", 0.05}, {"max_iterations", 7}, {"descent_iterations", 5}}}};
   Scene s = build_scene(doc, "t", ".");
   EXPECT_EQ(s.model->options.type, IntegratorType::kBdf2);
   EXPECT_DOUBLE_EQ(s.model->options.newton.tolerance, 1e-8);
   EXPECT_DOUBLE_EQ(s.model->options.newton.forcing, 0.05);
   EXPECT_EQ(s.model->options.newton.max_iterations, 7);
+  EXPECT_EQ(s.model->options.newton.descent_iterations, 5);
+  EXPECT_EQ(build_scene(minimal_scene(), "t", ".").model->options.newton.descent_iterations, 3);
   // The default: Newton on the nonlinear step (issue 21 §3b).
   EXPECT_EQ(build_scene(minimal_scene(), "t", ".").model->options.type,
             IntegratorType::kImplicitEuler);
@@ -132,6 +136,10 @@ TEST(Scene, IntegratorTypeAndNewtonSettings) {
           "(linearized-backward-euler, implicit-euler, bdf2, bdf3, vbd, projective, quasi-newton, "
           "xpbd)"),
       std::string::npos)
+      << build_error(doc);
+  doc["integrator"] = {{"newton", {{"descent_iterations", -1}}}};
+  EXPECT_NE(build_error(doc).find("/integrator/newton/descent_iterations: must be in [0, 1000]"),
+            std::string::npos)
       << build_error(doc);
   doc["integrator"] = {{"newton", {{"forcing", 1.5}}}};
   EXPECT_NE(build_error(doc).find("/integrator/newton/forcing: must be in [1e-14, 1)"),
