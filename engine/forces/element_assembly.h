@@ -60,16 +60,13 @@ template <typename Kernel>
 void assemble_elements(const MeshTopology& topology, const TetColoring& coloring, unsigned what,
                        ElementWorkspace& ws, ForceOutput& out, Kernel&& kernel) {
   ws.tet_energy.resize(static_cast<size_t>(topology.num_tets()));
-  for (Index c = 0; c < coloring.num_colors(); ++c) {
-    const Index begin = coloring.color_offsets[static_cast<size_t>(c)];
-    parallel_for(coloring.color_offsets[static_cast<size_t>(c) + 1] - begin, [&](std::ptrdiff_t i) {
-      const Index t = coloring.order[static_cast<size_t>(begin + i)];
-      ElementContribution local;
-      kernel(t, what, local);
-      ws.tet_energy[static_cast<size_t>(t)] = local.energy;
-      scatter_element(topology, t, what, local, out);
-    });
-  }
+  for_each_by_color(coloring.color_offsets, [&](std::ptrdiff_t k) {
+    const Index t = coloring.order[static_cast<size_t>(k)];
+    ElementContribution local;
+    kernel(t, what, local);
+    ws.tet_energy[static_cast<size_t>(t)] = local.energy;
+    scatter_element(topology, t, what, local, out);
+  });
   if (what & kEvalEnergy) {
     out.energy += deterministic_sum(topology.num_tets(), [&](std::ptrdiff_t t) {
       return ws.tet_energy[static_cast<size_t>(t)];

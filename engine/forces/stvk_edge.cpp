@@ -234,18 +234,14 @@ void StvkEdgeModel::evaluate(const Vec3Array& p, unsigned what, ForceWorkspace& 
   if (sliver_tets_.empty()) return;
   auto& energies = ws.sliver_energy;
   energies.resize(sliver_geometry_.size());  // every sliver's entry is written below before use
-  for (Index c = 0; c < sliver_coloring_.num_colors(); ++c) {
-    const Index begin = sliver_coloring_.color_offsets[static_cast<size_t>(c)];
-    parallel_for(
-        sliver_coloring_.color_offsets[static_cast<size_t>(c) + 1] - begin, [&](std::ptrdiff_t i) {
-          const Index t = sliver_coloring_.order[static_cast<size_t>(begin + i)];
-          ElementContribution local;
-          stvk_tl_element(p, topo.tets()[static_cast<size_t>(t)],
-                          sliver_geometry_[static_cast<size_t>(t)], lambda_, mu_, what, local);
-          energies[static_cast<size_t>(t)] = local.energy;
-          scatter_element(topo, t, what, local, out);
-        });
-  }
+  for_each_by_color(sliver_coloring_.color_offsets, [&](std::ptrdiff_t k) {
+    const Index t = sliver_coloring_.order[static_cast<size_t>(k)];
+    ElementContribution local;
+    stvk_tl_element(p, topo.tets()[static_cast<size_t>(t)],
+                    sliver_geometry_[static_cast<size_t>(t)], lambda_, mu_, what, local);
+    energies[static_cast<size_t>(t)] = local.energy;
+    scatter_element(topo, t, what, local, out);
+  });
   if (what & kEvalEnergy) {
     for (Index t : sliver_tets_) out.energy += energies[static_cast<size_t>(t)];
   }

@@ -3,6 +3,7 @@
 // for any thread count.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <vector>
 
@@ -22,18 +23,34 @@ int num_threads();
 // they would not). The result is the same either way.
 constexpr std::ptrdiff_t kDefaultMinParallelLoop = 4096;
 namespace detail {
-inline std::ptrdiff_t min_parallel_loop = kDefaultMinParallelLoop;
+// Process-wide (unlike the thread count, which OpenMP keeps per thread); atomic because a
+// server's sessions step on several threads.
+inline std::atomic<std::ptrdiff_t> min_parallel_loop{kDefaultMinParallelLoop};
 }  // namespace detail
+inline std::ptrdiff_t min_parallel_loop() {
+  return detail::min_parallel_loop.load(std::memory_order_relaxed);
+}
 // Tests that compare thread counts lower it (to 1) so that a small mesh's loops run in parallel;
 // 0 restores the default.
 inline void set_min_parallel_loop(std::ptrdiff_t n) {
-  detail::min_parallel_loop = n > 0 ? n : kDefaultMinParallelLoop;
+  detail::min_parallel_loop.store(n > 0 ? n : kDefaultMinParallelLoop, std::memory_order_relaxed);
 }
+// Every loop in parallel, however short, while it lives (tests comparing thread counts).
+class EveryLoopParallel {
+ public:
+  EveryLoopParallel() : saved_(min_parallel_loop()) { set_min_parallel_loop(1); }
+  ~EveryLoopParallel() { set_min_parallel_loop(saved_); }
+  EveryLoopParallel(const EveryLoopParallel&) = delete;
+  EveryLoopParallel& operator=(const EveryLoopParallel&) = delete;
+
+ private:
+  std::ptrdiff_t saved_;
+};
 
 // body(i) for i in [0, n), in parallel from `min_parallel` iterations on.
 template <typename Body>
 void parallel_for(std::ptrdiff_t n, Body&& body,
-                  std::ptrdiff_t min_parallel = detail::min_parallel_loop) {
+                  std::ptrdiff_t min_parallel = min_parallel_loop()) {
 #pragma omp parallel for schedule(static) if (n >= min_parallel)
   for (std::ptrdiff_t i = 0; i < n; ++i) body(i);
 }
@@ -61,7 +78,7 @@ template <typename Term>
 double deterministic_sum(std::ptrdiff_t n, Term&& term) {
   constexpr std::ptrdiff_t kChunks = 64;
   double partial[kChunks] = {};
-#pragma omp parallel for schedule(static) if (n >= detail::min_parallel_loop)
+#pragma omp parallel for schedule(static) if (n >= min_parallel_loop())
   for (std::ptrdiff_t c = 0; c < kChunks; ++c) {
     std::ptrdiff_t begin = n * c / kChunks, end = n * (c + 1) / kChunks;
     double s = 0;

@@ -185,7 +185,7 @@ bool BdfNewton::newton(const SimulationState& state, double dt, StepStats& stats
     jacobian_current = true;
   };
   const Vec3Array zero(n, Vec3::Zero());  // each correction's warm start
-  bool indefinite = false;  // a solve of this step met negative curvature or a shifted factor
+  bool indefinite = false;                // a direction's CG in this step met negative curvature
   for (int iteration = 0;; ++iteration) {
     const double relative = g_.norm() / scale;
     stats.residual = relative;
@@ -198,8 +198,9 @@ bool BdfNewton::newton(const SimulationState& state, double dt, StepStats& stats
     SolverOptions options = solver_options_;
     options.root_direction = indefinite && iteration >= m.options.newton.descent_iterations;
     if (!solve(jacobian_, minus_g, zero, options, dv_flat_, stats)) return false;
-    indefinite =
-        indefinite || stats.stop_reason == StopReason::kBreakdown || stats.definiteness_shift > 0;
+    // CG met negative curvature on J in this solve (the stop reason is this solve's own; a
+    // shifted factor may be an earlier step's, and the shift the step's largest).
+    indefinite = indefinite || stats.stop_reason == StopReason::kBreakdown;
     ++stats.newton_iterations;
     ++on_this_jacobian;
     const bool energy = energy_merit_ && !options.root_direction;

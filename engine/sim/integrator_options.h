@@ -37,8 +37,8 @@ struct NewtonOptions {
   double forcing = 0.01;
   int max_iterations = 20;  // then the step falls back to the linearized step with correction
   // Definite mode (solver.definite): Newton's directions descend the step's potential Psi for
-  // this many iterations; from then on, in a step whose matrix has shown itself indefinite (CG
-  // met negative curvature, or the factor is shifted), they head for G's root: GMRES on J itself,
+  // this many iterations; from then on, in a step whose matrix has shown itself indefinite (a
+  // direction's CG met negative curvature), they head for G's root: GMRES on J itself,
   // preconditioned by the same factor, with a backtracking line search on |G|^2. A root where J
   // is indefinite is a saddle of Psi, which descent directions circle (scenes/grasp.json's
   // squeezed cube springing free: 15-20 iterations a step and 50 of 120 steps falling back, 3-5

@@ -246,10 +246,12 @@ FactorInfo SparseCholesky::factorize(const UpperCscView& a, bool definite_only) 
       // and the default scene it turned steps into speed spikes and made trajectories chaotic
       // (1e-9 perturbations grew to centimetres); with the margin they are not (bench/RESULTS.md).
       impl_->current = nullptr;
-      const double lowest = lowest_definite_rung(a, kFirstRung * mean_absolute_diagonal(a));
-      if (lowest > 0 && impl_->factorize_definite_into(a, 4 * lowest)) {
+      const Ladder ladder = ladder_of(a);
+      const int lowest = scan_ladder(a, ladder, 0, ScanMode::kLowestFactor);
+      const double shift = ladder.rung(lowest + 1);  // the margin: 4x the lowest definite rung
+      if (lowest != kNoRung && impl_->factorize_definite_into(a, shift)) {
         info_.kind = FactorKind::kShiftedCholesky;
-        info_.shift = 4 * lowest;
+        info_.shift = shift;
         impl_->current = primary;
       }
     }

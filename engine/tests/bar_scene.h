@@ -76,9 +76,11 @@ inline std::pair<Vec3Array, Vec3Array> run_on_one_and_two_threads(
   set_num_threads(1);
   Vec3Array one = run(model, steps);
   set_num_threads(2);
-  set_min_parallel_loop(1);
-  Vec3Array two = run(model, steps);
-  set_min_parallel_loop(0);
+  Vec3Array two;
+  {
+    EveryLoopParallel every_loop;
+    two = run(model, steps);
+  }
   set_num_threads(0);
   return {std::move(one), std::move(two)};
 }

@@ -21,9 +21,11 @@ TEST(Parallel, ResultsDoNotDependOnTheThreadCount) {
     set_num_threads(1);
     ForceOutput serial = model->evaluate(p);
     set_num_threads(3);  // more threads than this machine's cores is fine: results must not change
-    set_min_parallel_loop(1);  // every loop in parallel, the short ones too
-    ForceOutput parallel = model->evaluate(p);
-    set_min_parallel_loop(0);
+    ForceOutput parallel;
+    {
+      EveryLoopParallel every_loop;  // the short loops too
+      parallel = model->evaluate(p);
+    }
     set_num_threads(0);
     EXPECT_EQ(serial.energy, parallel.energy) << name;
     EXPECT_EQ(serial.f, parallel.f) << name;
