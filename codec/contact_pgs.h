@@ -15,6 +15,8 @@
 
 #include <vector>
 
+#include "codec/dense_lu.h"
+
 namespace softbody::codec {
 
 struct ContactProblem {
@@ -44,7 +46,8 @@ struct PgsReport {
 PgsReport solve_contact_pgs(const ContactProblem& problem, std::vector<double>& lambda,
                             const PgsOptions& options = {});
 
-// The same laws solved first by an active-set Newton method, then polished by the PGS above. Each
+// The same laws solved first by an active-set Newton method, then (where that left them unmet)
+// polished by the PGS above. Each
 // Newton iteration classifies the contacts (separated, sticking, slipping along the last slip's
 // direction), solves the linear equations that classification implies (a sticking contact's gap
 // and slip vanish; a slipping one's gap vanishes and its friction is mu lambda_n against the slip)
@@ -60,6 +63,15 @@ struct ActiveSetOptions {
   // contacts at the cone's edge), at most this many generalized Newton iterations on Alart &
   // Curnier's equations from its best iterate (0: none).
   int alart_curnier_iterations = 20;
+  // Then, when Newton from there left the laws unmet (W singular or nearly so: its Jacobian gave
+  // no descent), at most this many proximal point iterations, each Newton on the laws with W +
+  // eps D about the last answer (D: W's diagonal), whose fixed point meets W's laws (0: none).
+  // eps starts at proximal_weight and adapts (a tenth after a met iteration, ten times after an
+  // unmet one).
+  int proximal_iterations = 10;
+  double proximal_weight = 1e-3;
+  // The active set's and Newton's dense solves (nullptr: codec/dense_lu.h's).
+  DenseSolve dense_solve = nullptr;
 };
 PgsReport solve_contact(const ContactProblem& problem, std::vector<double>& lambda,
                         const PgsOptions& pgs = {}, const ActiveSetOptions& active_set = {});

@@ -85,13 +85,13 @@ bool solve_dense(std::vector<double>& a, std::vector<double>& b, std::size_t n) 
 // combinations of the same vertices): a small compliance then picks one of the equivalent force
 // distributions instead of failing. False if even that is singular.
 bool solve_dense_or_regularized(std::vector<double>& a, std::vector<double>& b, std::size_t n,
-                                double shift) {
+                                double shift, DenseSolve solve) {
   const std::vector<double> a_kept = a, b_kept = b;
-  if (solve_dense(a, b, n)) return true;
+  if (solve(a, b, n)) return true;
   a = a_kept;
   b = b_kept;
   for (std::size_t i = 0; i < n; ++i) a[i * n + i] += shift;
-  return solve_dense(a, b, n);
+  return solve(a, b, n);
 }
 
 }  // namespace softbody::codec

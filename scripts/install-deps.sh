@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libeigen3-dev libboost-graph-dev libpugixml-dev libb64-dev libmuparser-dev
   nlohmann-json3-dev libcli11-dev libspdlog-dev libboost-dev
-  libsuitesparse-dev libblas-dev libopenblas0-pthread
+  libsuitesparse-dev libblas-dev liblapack-dev libopenblas0-pthread
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc libssl-dev libjwt-dev
   libgtest-dev libgmock-dev
   libglfw3-dev libgl-dev libgl1-mesa-dri libglm-dev libstb-dev xvfb xauth
