@@ -63,6 +63,8 @@ struct ActiveSetOptions {
   // contacts at the cone's edge), at most this many generalized Newton iterations on Alart &
   // Curnier's equations from its best iterate (0: none).
   int alart_curnier_iterations = 20;
+  // Newton goes on to this fraction of the tolerance (the laws count as met at the tolerance).
+  double newton_target = 1e-3;
   // Then, when Newton from there left the laws unmet (W singular or nearly so: its Jacobian gave
   // no descent), at most this many proximal point iterations, each Newton on the laws with W +
   // eps D about the last answer (D: W's diagonal), whose fixed point meets W's laws (0: none).
