@@ -248,24 +248,26 @@ bool BdfNewton::linearized_fallback(SimulationState& state, double h, StepStats&
   // The linearized step's free motion predicts the next step's Newton as a Newton step's does
   // (where it is the nearer start): without it, a step after a fallback started from the held
   // velocity and often fell back too (scenes/grasp.json: 75 of 120 steps, 50 with it).
-  Vec3Array free_v = v_next_;
+  const Vec3Array free_v = v_next_;  // contact moves v_next_
   const std::vector<SimulationState::ContactMemory> held_before = state.contact_memory;
   if (!contact_.run(*model_, loads_.constraint_obstacles, state.t, t_next_, h, system_,
                     solver_cache_.solver(), state, p_next_, v_next_, stats))
     return false;
-  return accept_with_free_motion(state, held_before, std::move(free_v), stats);
+  return accept_with_free_motion(state, held_before, free_v, stats);
 }
 
 bool BdfNewton::accept_with_free_motion(
     SimulationState& state, const std::vector<SimulationState::ContactMemory>& held_before,
-    Vec3Array free_v, StepStats& stats) {
+    const Vec3Array& free_v, StepStats& stats) {
   // Where contacts hold (the same features carry force as in the step before) the free motion
   // repeats: it is the next step's predictor. A contact set that changes (a cube chattering on
   // its floor) frees the body differently from step to step.
   const bool held = contact_.last().active > 0 && same_features(held_before, state.contact_memory);
+  Vec3Array predictor;
+  if (held) predictor = free_v;  // copied before accept, which may reuse the buffers
   if (!accept(state, stats)) return false;
   if (held)
-    state.free_motion = {std::move(free_v), step_dt_, state.t};
+    state.free_motion = {std::move(predictor), step_dt_, state.t};
   else
     state.free_motion = {};
   return true;

@@ -56,10 +56,11 @@ class BdfNewton final : public Integrator {
   // Accepts p_next_, v_next_ into the state: memory and history move with it.
   bool accept(SimulationState& state, StepStats& stats);
   // accept, and records `free_v` (the step's velocity before contact) as the next step's
-  // predictor where the contacts held on the features of `held_before`, else clears it.
+  // predictor where the contacts held on the features of `held_before`, else clears it (a copy
+  // only where they held).
   bool accept_with_free_motion(SimulationState& state,
                                const std::vector<SimulationState::ContactMemory>& held_before,
-                               Vec3Array free_v, StepStats& stats);
+                               const Vec3Array& free_v, StepStats& stats);
   // p_trial_ = p_k + dt v and what `what` asks of the internal forces there (forces_), with the
   // external forces (their Jacobians when K is asked) into external_.
   void evaluate_loads_at(const SimulationState& state, double dt, const Vec3Array& v,
