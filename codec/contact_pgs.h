@@ -59,17 +59,17 @@ struct ActiveSetOptions {
   // Stops after this many iterations in a row that did not improve the best iterate's natural
   // residual (the classification is cycling).
   int stall_iterations = 3;
-  // Then, when the classification left the laws unmet (it may cycle between classifications of
-  // contacts at the cone's edge), at most this many generalized Newton iterations on Alart &
-  // Curnier's equations from its best iterate (0: none).
+  // Then, when the classification left the laws short of newton_target (it may cycle between
+  // classifications of contacts at the cone's edge), at most this many generalized Newton
+  // iterations on Alart & Curnier's equations from its best iterate (0: none).
   int alart_curnier_iterations = 20;
   // Newton goes on to this fraction of the tolerance (the laws count as met at the tolerance).
   double newton_target = 1e-3;
   // Then, when Newton from there left the laws unmet (W singular or nearly so: its Jacobian gave
-  // no descent), at most this many proximal point iterations, each Newton on the laws with W +
-  // eps D about the last answer (D: W's diagonal), whose fixed point meets W's laws (0: none).
-  // eps starts at proximal_weight and adapts (a tenth after a met iteration, ten times after an
-  // unmet one).
+  // no descent; or its iterations ran out), at most this many proximal point iterations, each
+  // Newton on the laws with W + eps D about the last answer (D: W's diagonal), whose fixed point
+  // meets W's laws (0: none). eps starts at proximal_weight and adapts (a tenth after a met
+  // iteration, ten times after an unmet one).
   int proximal_iterations = 10;
   double proximal_weight = 1e-3;
   // The active set's and Newton's dense solves (nullptr: codec/dense_lu.h's).

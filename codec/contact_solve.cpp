@@ -1,5 +1,6 @@
-// The Signorini-Coulomb problem by an active-set method and generalized Newton on Alart &
-// Curnier's equations, polished by projected Gauss-Seidel (declared in codec/contact_pgs.h).
+// The Signorini-Coulomb problem by an active-set method, generalized Newton on Alart & Curnier's
+// equations and proximal point iterations, polished by projected Gauss-Seidel where they left the
+// laws unmet (declared in codec/contact_pgs.h).
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -164,6 +165,9 @@ void proximal_newton(const ContactProblem& p, std::vector<double> centre, const 
   constexpr double kLargestWeight = 1;  // a pull as stiff as W's own diagonal
   ContactProblem regularized;
   double eps = o.proximal_weight;
+  // The laws count as met at the tolerance here, not at Newton's target below it: each outer
+  // iteration costs a Newton run (aiming lower measured: the clamp's contact stage 30 % longer,
+  // the grasp's 8 %).
   for (int outer = 0; outer < o.proximal_iterations && best_residual > tolerance; ++outer) {
     regularize_about(p, eps, centre, regularized);
     std::vector<double> answer = centre;
@@ -273,7 +277,7 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
       delta = contact_motion(p, lambda);
       // The classification may cycle (contacts at the cone's edge flipping as their neighbours
       // change): the iterate nearest to the laws (natural residual, after projecting onto the cone)
-      // is the one the polish starts from.
+      // is the one Newton starts from.
       const double best_before = classified_residual;
       keep_if_nearer(p, lambda, classified_best, classified_residual);
       stalled = classified_residual < best_before ? 0 : stalled + 1;

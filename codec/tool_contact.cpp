@@ -46,6 +46,10 @@ PgsReport solve_on_working_set(const ContactProblem& p, const std::vector<double
   if (lambda.size() != n) lambda.assign(n, 0.0);
   std::vector<char> in_set(m, 0);
   for (size_t k = 0; k < m; ++k) in_set[k] = delta_free[3 * k] < 0 || lambda[3 * k] > 0;
+  // A haptic tick's cost stays bounded: no proximal point iterations (up to 10 Newton runs of
+  // dense LUs each); the engine's own solve of the step has them.
+  ActiveSetOptions active_set;
+  active_set.proximal_iterations = 0;
   PgsReport report;
   for (size_t round = 0; round <= m; ++round) {
     std::vector<size_t> subset;
@@ -54,8 +58,9 @@ PgsReport solve_on_working_set(const ContactProblem& p, const std::vector<double
     std::vector<double> reduced(3 * subset.size());
     for (size_t i = 0; i < subset.size(); ++i)
       for (size_t a = 0; a < 3; ++a) reduced[3 * i + a] = lambda[3 * subset[i] + a];
-    report = subset.empty() ? PgsReport{0, 0, true}
-                            : solve_contact(restrict_to(p, delta_free, subset), reduced, options);
+    report = subset.empty()
+                 ? PgsReport{0, 0, true}
+                 : solve_contact(restrict_to(p, delta_free, subset), reduced, options, active_set);
     lambda.assign(n, 0.0);
     for (size_t i = 0; i < subset.size(); ++i)
       for (size_t a = 0; a < 3; ++a) lambda[3 * subset[i] + a] = reduced[3 * i + a];

