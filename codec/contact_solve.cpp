@@ -87,6 +87,11 @@ void keep_if_nearer(const ContactProblem& p, const std::vector<double>& lambda,
   }
 }
 
+// The dense solve the options name, or the codec's own.
+DenseSolve dense_solve_of(const ActiveSetOptions& o) {
+  return o.dense_solve ? o.dense_solve : solve_dense;
+}
+
 double squared_norm(const std::vector<double>& v) {
   double sum = 0;
   for (double x : v) sum += x * x;
@@ -104,7 +109,7 @@ void alart_curnier_newton(const ContactProblem& p, std::vector<double> lambda,
   std::vector<double> phi, jacobian, trial_phi;
   alart_curnier(p, lambda, phi, &jacobian);
   double merit = squared_norm(phi);
-  const DenseSolve solve = o.dense_solve ? o.dense_solve : solve_dense;
+  const DenseSolve solve = dense_solve_of(o);
   for (int it = 0; it < o.alart_curnier_iterations && best_residual > tolerance; ++it) {
     ++iterations;
     std::vector<double> step = phi;
@@ -130,19 +135,16 @@ void alart_curnier_newton(const ContactProblem& p, std::vector<double> lambda,
   }
 }
 
-// The problem regularized about `centre` for a proximal point iteration: W + eps D and free
-// motion delta_free - eps D centre (D: W's diagonal), so its motion is the original one plus
-// eps D (lambda - centre), which vanishes where lambda = centre.
+// Makes `regularized` (a copy of p, or its last regularization) the problem regularized about
+// `centre` for a proximal point iteration: W + eps D and free motion delta_free - eps D centre
+// (D: W's diagonal), so its motion is the original one plus eps D (lambda - centre), which
+// vanishes where lambda = centre. Only the diagonal and the free motion change.
 void regularize_about(const ContactProblem& p, double eps, const std::vector<double>& centre,
                       ContactProblem& regularized) {
   const size_t n = 3 * static_cast<size_t>(p.contacts);
-  regularized.contacts = p.contacts;
-  regularized.mu = p.mu;
-  regularized.w = p.w;
-  regularized.delta_free.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const double d = eps * p.w[i * n + i];
-    regularized.w[i * n + i] += d;
+    regularized.w[i * n + i] = p.w[i * n + i] + d;
     regularized.delta_free[i] = p.delta_free[i] - d * centre[i];
   }
 }
@@ -163,7 +165,7 @@ void proximal_newton(const ContactProblem& p, std::vector<double> centre, const 
                      double tolerance, std::vector<double>& best, double& best_residual,
                      int& iterations) {
   constexpr double kLargestWeight = 1;  // a pull as stiff as W's own diagonal
-  ContactProblem regularized;
+  ContactProblem regularized = p;       // W copied once: each iteration rewrites its diagonal
   double eps = o.proximal_weight;
   // The laws count as met at the tolerance here, not at Newton's target below it: each outer
   // iteration costs a Newton run (aiming lower measured: the clamp's contact stage 30 % longer,
@@ -198,7 +200,7 @@ PgsReport solve_contact(const ContactProblem& p, std::vector<double>& lambda, co
                         const ActiveSetOptions& active_set) {
   const std::size_t m = static_cast<std::size_t>(p.contacts), n3 = 3 * m;
   if (lambda.size() != n3) lambda.assign(n3, 0.0);
-  const DenseSolve solve = active_set.dense_solve ? active_set.dense_solve : solve_dense;
+  const DenseSolve solve = dense_solve_of(active_set);
   // Newton's target: quadratic convergence makes the digits below the tolerance cheap, and an
   // answer just inside it lets a resting body creep by it every step (and refactor every step:
   // scenes/incline.json's block factored 100 times in 100 steps with Newton stopping at the
