@@ -238,7 +238,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
     if (static_cast<size_t>(c.obstacle) >= model_.obstacles.size()) return false;  // a tool's
     double distance;
     Vec3 normal;
-    return !surface_distance(posed[static_cast<size_t>(c.obstacle)],
+    return !contact_distance(c, posed[static_cast<size_t>(c.obstacle)],
                              centres[static_cast<size_t>(c.obstacle)], c.position(p), distance,
                              normal) ||
            distance >= 0;
@@ -350,12 +350,12 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
       Vec3 at = positions.segment<3>(i);
       double distance;
       Vec3 normal;
-      bool on = surface_distance(posed[static_cast<size_t>(c.obstacle)],
+      bool on = contact_distance(c, posed[static_cast<size_t>(c.obstacle)],
                                  centres[static_cast<size_t>(c.obstacle)], at, distance, normal);
       if (!on && iteration == 0) {  // began the step off the obstacle (beside a plate): as before
         at = p_free.segment<3>(i);
         positions.segment<3>(i) = at;
-        on = surface_distance(posed[static_cast<size_t>(c.obstacle)],
+        on = contact_distance(c, posed[static_cast<size_t>(c.obstacle)],
                               centres[static_cast<size_t>(c.obstacle)], at, distance, normal);
       }
       if (!on) {
@@ -445,7 +445,7 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
     result.obstacle_forces[static_cast<size_t>(c.obstacle)] -= f;
     double distance;
     Vec3 normal;
-    if (surface_distance(posed[static_cast<size_t>(c.obstacle)],
+    if (contact_distance(c, posed[static_cast<size_t>(c.obstacle)],
                          centres[static_cast<size_t>(c.obstacle)], c.position(p), distance, normal))
       result.max_penetration = std::max(result.max_penetration, -distance);
   }

@@ -92,6 +92,14 @@ void closest_segments(const Vec3& p1, const Vec3& q1, const Vec3& p2, const Vec3
   }
 }
 
+bool contact_distance(const ContactPoint& c, const Obstacle& posed, const Vec3& centre,
+                      const Vec3& at, double& distance, Vec3& normal) {
+  if (!c.at_obstacle_point) return surface_distance(posed, centre, at, distance, normal);
+  normal = c.normal;
+  distance = normal.dot(at - (centre + posed.rotation * c.obstacle_point));
+  return true;
+}
+
 void append_feature(const Triangle& tri, const std::array<double, 3>& w, double scale,
                     ContactPoint& c) {
   double total = 0;
@@ -196,10 +204,14 @@ std::vector<ContactPoint> ContactDetector::detect(std::span<const Obstacle> obst
   bool refitted = false;
   for (size_t i = 0; i < obstacles.size(); ++i) {
     const Obstacle& o = obstacles[i];
-    if (o.shape == ObstacleShape::kSphere || o.shape == ObstacleShape::kCapsule) {
+    if (o.shape == ObstacleShape::kSphere || o.shape == ObstacleShape::kCapsule ||
+        o.shape == ObstacleShape::kMesh) {
       if (!refitted) bvh_.refit(x);
       refitted = true;
-      detect_triangles(o, static_cast<int>(i), centres[i], x, margin + o.contact.reach, contacts);
+      if (o.shape == ObstacleShape::kMesh)
+        detect_mesh(o, static_cast<int>(i), centres[i], x, margin + o.contact.reach, contacts);
+      else
+        detect_triangles(o, static_cast<int>(i), centres[i], x, margin + o.contact.reach, contacts);
     } else {
       detect_vertices(o, static_cast<int>(i), centres[i], x, margin + o.contact.reach, contacts);
     }
@@ -238,7 +250,6 @@ void ContactDetector::detect_triangles(const Obstacle& o, int index, const Vec3&
   box.grow(centre + half_axis);
   box.min.array() -= reach;
   box.max.array() += reach;
-  // One contact per feature: the key is the feature's sorted vertices (-1 padded).
   std::map<std::array<Index, 3>, ContactPoint> features;
   bvh_.query(box, [&](Index t) {
     const Triangle& tri = bvh_.triangles()[static_cast<size_t>(t)];
@@ -248,46 +259,179 @@ void ContactDetector::detect_triangles(const Obstacle& o, int index, const Vec3&
             ? closest_on_triangle(centre, a, b, c)
             : closest_to_segment(centre - half_axis, centre + half_axis, a, b, c);
     ContactPoint contact;
+    append_feature(tri, w, 1, contact);
+    add_feature_contact(o, index, centre, x, margin, contact, features);
+  });
+  std::vector<ContactPoint> candidates;
+  for (const auto& [key, contact] : features) candidates.push_back(contact);
+  keep_distinct(std::move(candidates), 0.25 * mean_edge_, out);
+}
+
+void ContactDetector::detect_mesh(const Obstacle& o, int index, const Vec3& centre,
+                                  const Vec3Array& x, double margin,
+                                  std::vector<ContactPoint>& out) const {
+  const RigidSurface& surface = *o.surface;
+  const Mat3& r = o.rotation;
+  // The obstacle's box in the world, grown by the margin.
+  Box3 box;
+  const Box3& own = surface.bounds();
+  for (int corner = 0; corner < 8; ++corner)
+    box.grow(centre + r * Vec3(corner & 1 ? own.max.x() : own.min.x(),
+                               corner & 2 ? own.max.y() : own.min.y(),
+                               corner & 4 ? own.max.z() : own.min.z()));
+  box.min.array() -= margin;
+  box.max.array() += margin;
+  std::map<std::array<Index, 3>, ContactPoint> features;
+  // The body's boundary vertices near or inside the obstacle.
+  for (Index v : topology_.boundary_vertices()) {
+    if (box.squared_distance(at(x, v)) > 0) continue;
+    ContactPoint contact;
+    contact.vertices[0] = v;
+    contact.weights[0] = 1;
+    contact.count = 1;
+    add_feature_contact(o, index, centre, x, margin, contact, features);
+  }
+  // The body's surface edges through or near the obstacle, at their deepest point: a body coarser
+  // than the obstacle wraps it in chords, whose middles cut into it while their ends (vertices)
+  // stay outside. Golden-section search of the distance along the edge (unimodal for a convex
+  // obstacle; a local minimum for others).
+  for (const SurfaceEdge& e : surface_edges_) {
+    const Vec3 &a = at(x, e.a), &b = at(x, e.b);
+    Box3 edge_box;
+    edge_box.grow(a);
+    edge_box.grow(b);
+    if (!edge_box.overlaps(box)) continue;
+    const auto distance_at = [&](double t) { return signed_distance(o, centre, a + t * (b - a)); };
+    constexpr double kGolden = 0.6180339887498949;
+    double lo = 0, hi = 1;
+    double t1 = hi - kGolden * (hi - lo), t2 = lo + kGolden * (hi - lo);
+    double d1 = distance_at(t1), d2 = distance_at(t2);
+    while (hi - lo > 1e-3) {
+      if (d1 < d2) {
+        hi = t2;
+        t2 = t1;
+        d2 = d1;
+        t1 = hi - kGolden * (hi - lo);
+        d1 = distance_at(t1);
+      } else {
+        lo = t1;
+        t1 = t2;
+        d1 = d2;
+        t2 = lo + kGolden * (hi - lo);
+        d2 = distance_at(t2);
+      }
+    }
+    const double t = (lo + hi) / 2;
+    if (t < 0.01 || t > 0.99) continue;  // at an end: the vertex's own contact
+    ContactPoint contact;
+    contact.vertices[0] = e.a;
+    contact.vertices[1] = e.b;
+    contact.weights[0] = 1 - t;
+    contact.weights[1] = t;
+    contact.count = 2;
+    add_feature_contact(o, index, centre, x, margin, contact, features);
+  }
+  std::vector<ContactPoint> candidates;
+  for (const auto& [key, contact] : features) candidates.push_back(contact);
+  // The obstacle's vertices against the body's faces: a corner (a blade's tip, a jaw's edge) or a
+  // rounded end finer than the body's mesh presses between the body's vertices, where none of
+  // them meets it. Each obstacle vertex near the body gets a contact at the body's surface point
+  // nearest to it, held beyond the vertex along the face's normal (several on one face where
+  // several corners press it: the merge below keeps the deepest of those close together).
+  // (A vertex may lie deep inside the body: only those outside its whole box are left out.)
+  Box3 body_box = bvh_.bounds();
+  body_box.min.array() -= margin;
+  body_box.max.array() += margin;
+  const auto triangle_point = [&](Index t, const Vec3& q) {
+    const Triangle& tri = bvh_.triangles()[static_cast<size_t>(t)];
+    return closest_on_triangle(q, at(x, tri[0]), at(x, tri[1]), at(x, tri[2]));
+  };
+  // Where the body's surface point nearest to q (the obstacle's point `local` in its frame) is a
+  // contact: held beyond the point along the face's normal where the obstacle is sharp there, by
+  // the obstacle's distance where it is smooth.
+  const auto press_point = [&](const Vec3& local, bool sharp) {
+    const Vec3 q = centre + r * local;
+    if (body_box.squared_distance(q) > 0) return;
+    const Index t = bvh_.nearest(q, std::numeric_limits<double>::infinity(), [&](Index f) {
+      const Triangle& tri = bvh_.triangles()[static_cast<size_t>(f)];
+      const std::array<double, 3> w = triangle_point(f, q);
+      return (q - (w[0] * at(x, tri[0]) + w[1] * at(x, tri[1]) + w[2] * at(x, tri[2]))).norm();
+    });
+    if (t < 0) return;
+    const Triangle& tri = bvh_.triangles()[static_cast<size_t>(t)];
+    const Vec3 face = (at(x, tri[1]) - at(x, tri[0])).cross(at(x, tri[2]) - at(x, tri[0]));
+    if (!(face.norm() > 0)) return;  // a collapsed face has no side to hold the point on
+    ContactPoint contact;
+    append_feature(tri, triangle_point(t, q), 1, contact);
     contact.obstacle = index;
     contact.mu = o.contact.mu;
-    append_feature(tri, w, 1, contact);
-    // Sorted by vertex for the key.
-    std::array<std::pair<Index, double>, 3> sorted{};
-    for (int k = 0; k < contact.count; ++k)
-      sorted[static_cast<size_t>(k)] = {contact.vertices[static_cast<size_t>(k)],
-                                        contact.weights[static_cast<size_t>(k)]};
-    for (int i = 1; i < contact.count; ++i)  // insertion sort of at most 3
-      for (int j = i; j > 0 && sorted[static_cast<size_t>(j)] < sorted[static_cast<size_t>(j - 1)];
-           --j)
-        std::swap(sorted[static_cast<size_t>(j)], sorted[static_cast<size_t>(j - 1)]);
-    std::array<Index, 3> key = {-1, -1, -1};
-    for (int k = 0; k < contact.count; ++k) {
-      const auto s = static_cast<size_t>(k);
-      contact.vertices[s] = key[s] = sorted[s].first;
-      contact.weights[s] = sorted[s].second;
-    }
-    if (features.count(key)) return;
     contact.point = contact.position(x);
-    double distance;
-    Vec3 normal;
-    if (!surface_distance(o, centre, contact.point, distance, normal) || !(distance < margin))
+    if (sharp) {
+      contact.at_obstacle_point = true;
+      contact.obstacle_point = local;
+      contact.normal = -face.normalized();
+      contact.gap = contact.normal.dot(contact.point - q);
+    } else if (!surface_distance(o, centre, contact.point, contact.gap, contact.normal)) {
       return;
-    contact.normal = normal;
-    contact.gap = distance;
-    features.emplace(key, contact);
-  });
+    }
+    if (contact.gap < margin) candidates.push_back(contact);
+  };
+  for (size_t k = 0; k < surface.vertices().size(); ++k)
+    press_point(surface.vertices()[k], surface.sharp(static_cast<Index>(k)));
+  // A sharp edge (a blade's) presses the faces between its ends too: points along it, at most
+  // half a body edge apart.
+  const double spacing = 0.5 * mean_edge_;
+  for (const auto& [a, b] : surface.sharp_edges()) {
+    const Vec3 &from = surface.vertices()[static_cast<size_t>(a)],
+               &to = surface.vertices()[static_cast<size_t>(b)];
+    const int pieces = static_cast<int>(std::ceil((to - from).norm() / spacing));
+    for (int i = 1; i < pieces; ++i)
+      press_point(from + (to - from) * (static_cast<double>(i) / pieces), true);
+  }
+  keep_distinct(std::move(candidates), 0.25 * mean_edge_, out);
+}
+
+void ContactDetector::add_feature_contact(const Obstacle& o, int index, const Vec3& centre,
+                                          const Vec3Array& x, double margin, ContactPoint contact,
+                                          std::map<std::array<Index, 3>, ContactPoint>& features) {
+  // One contact per feature: the key is the feature's sorted vertices (-1 padded).
+  std::array<std::pair<Index, double>, 3> sorted{};
+  for (int k = 0; k < contact.count; ++k)
+    sorted[static_cast<size_t>(k)] = {contact.vertices[static_cast<size_t>(k)],
+                                      contact.weights[static_cast<size_t>(k)]};
+  for (int i = 1; i < contact.count; ++i)  // insertion sort of at most 3
+    for (int j = i; j > 0 && sorted[static_cast<size_t>(j)] < sorted[static_cast<size_t>(j - 1)];
+         --j)
+      std::swap(sorted[static_cast<size_t>(j)], sorted[static_cast<size_t>(j - 1)]);
+  std::array<Index, 3> key = {-1, -1, -1};
+  for (int k = 0; k < contact.count; ++k) {
+    const auto s = static_cast<size_t>(k);
+    contact.vertices[s] = key[s] = sorted[s].first;
+    contact.weights[s] = sorted[s].second;
+  }
+  if (features.count(key)) return;
+  contact.obstacle = index;
+  contact.mu = o.contact.mu;
+  contact.point = contact.position(x);
+  double distance;
+  Vec3 normal;
+  if (!surface_distance(o, centre, contact.point, distance, normal) || !(distance < margin)) return;
+  contact.normal = normal;
+  contact.gap = distance;
+  features.emplace(key, contact);
+}
+
+void ContactDetector::keep_distinct(std::vector<ContactPoint> candidates, double merge,
+                                    std::vector<ContactPoint>& out) {
   // Every triangle's closest point is a contact, not only the surface's local minima of the
   // distance: the corrective motion reshapes the surface, and a surface held at its minima alone
   // tents into the obstacle around them (measured: a pressed sphere sank through the body).
-  std::vector<ContactPoint> candidates;
-  for (const auto& [key, contact] : features) candidates.push_back(contact);
   // Where the surface folds around the obstacle (a pressed edge), the faces on both sides have
   // their closest points a hair apart, and such nearly parallel constraints make W near-singular
-  // (PGS then crawls): deepest first, a contact closer than a quarter of the mean boundary edge to
-  // one already kept is the same contact.
+  // (PGS then crawls): deepest first, a contact closer than `merge` (a quarter of the mean
+  // boundary edge) to one already kept is the same contact.
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const ContactPoint& a, const ContactPoint& b) { return a.gap < b.gap; });
-  const double merge = 0.25 * mean_edge_;
   const size_t first = out.size();
   for (const ContactPoint& c : candidates) {
     const bool duplicate = std::any_of(

@@ -1,12 +1,15 @@
 // Contact detection for constraint contact (issue 22): the body's boundary against rigid
 // obstacles. Spheres and capsules meet the boundary triangles (closest points through the
-// SurfaceBvh, so a tool pressed between vertices meets the faces and edges there); half-spaces and
-// plates meet boundary vertices (a flat obstacle touches a body first at its vertices). Each
+// SurfaceBvh, so a tool pressed between vertices meets the faces and edges there); a mesh obstacle
+// meets the boundary vertices and, at each of its own vertices, the body's nearest surface point
+// (a corner pressed between the body's vertices); half-spaces and plates meet boundary vertices (a
+// flat obstacle touches a body first at its vertices). Each
 // contact is a point of the surface given by barycentric weights on one feature (a vertex, an
 // edge or a face), so its Jacobian J is constant within a step: P = sum_i w_i x_i.
 #pragma once
 
 #include <array>
+#include <map>
 #include <span>
 #include <vector>
 
@@ -22,7 +25,14 @@ struct ContactPoint {
   std::array<Index, kMaxVertices> vertices = {-1, -1, -1, -1};
   std::array<double, kMaxVertices> weights = {0, 0, 0, 0};
   int count = 0;
-  int obstacle = 0;             // index into the obstacles detected against, or kSelf
+  int obstacle = 0;  // index into the obstacles detected against, or kSelf
+  // A sharp point of a mesh obstacle (a corner, or a point of a sharp edge) pressed against the
+  // body's surface at the point: the gap is measured from it along the fixed `normal` (the body
+  // face's inward normal at detection), not by the obstacle's distance field, whose gradient
+  // beside a sharp corner points across the corner's faces and would let the body slide around
+  // it (contact_distance). `obstacle_point` is in the obstacle's own frame.
+  bool at_obstacle_point = false;
+  Vec3 obstacle_point = Vec3::Zero();
   Vec3 point = Vec3::Zero();    // the surface point at detection
   Vec3 normal = Vec3::UnitY();  // from the obstacle towards the body
   double gap = 0;               // signed distance at detection (negative: penetration)
@@ -84,6 +94,17 @@ class ContactDetector {
                        double margin, std::vector<ContactPoint>& out) const;
   void detect_triangles(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
                         double margin, std::vector<ContactPoint>& out) const;
+  void detect_mesh(const Obstacle& o, int index, const Vec3& centre, const Vec3Array& x,
+                   double margin, std::vector<ContactPoint>& out) const;
+  // Adds `contact` (its feature's vertices and weights set) to `features` unless its feature is
+  // there already or it lies `margin` or further outside the obstacle; sorts its vertices.
+  static void add_feature_contact(const Obstacle& o, int index, const Vec3& centre,
+                                  const Vec3Array& x, double margin, ContactPoint contact,
+                                  std::map<std::array<Index, 3>, ContactPoint>& features);
+  // Appends the candidates to `out`, deepest first, leaving out each one closer than `merge` to
+  // one kept before it.
+  static void keep_distinct(std::vector<ContactPoint> candidates, double merge,
+                            std::vector<ContactPoint>& out);
 
   // The continuous half of detect_self_over_step (engine/contact/self_crossings.cpp): vertices
   // across faces, then edges across edges (each boundary edge whose ends have no self contact
@@ -116,6 +137,14 @@ class ContactDetector {
   // Per vertex: the surface edge whose surroundings it was marked in.
   std::vector<Index> edge_mark_;
 };
+
+// The signed distance (negative: penetration) of contact `c`'s surface point, now at `at`, from
+// its obstacle `posed` (reference point at `centre`), and the unit normal it is measured along
+// (from the obstacle towards the body): surface_distance's, or for a mesh obstacle's sharp point
+// (c.at_obstacle_point) the point's height over it along c.normal. False where
+// surface_distance is undefined.
+bool contact_distance(const ContactPoint& c, const Obstacle& posed, const Vec3& centre,
+                      const Vec3& at, double& distance, Vec3& normal);
 
 // Appends to `c` the feature of triangle `tri` that the point with barycentric weights `w` lies
 // on: the corners whose weight exceeds 1e-9 (a point on an edge or at a vertex gives that edge or

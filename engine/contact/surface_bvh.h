@@ -27,6 +27,10 @@ struct Box3 {
   bool overlaps(const Box3& b) const {
     return (min.array() <= b.max.array()).all() && (b.min.array() <= max.array()).all();
   }
+  // Squared distance from p to the box (0 inside).
+  double squared_distance(const Vec3& p) const {
+    return ((min - p).cwiseMax(p - max)).cwiseMax(0.0).squaredNorm();
+  }
 };
 
 class SurfaceBvh {
@@ -66,7 +70,47 @@ class SurfaceBvh {
     }
   }
 
+  // The triangle nearest to p within `limit` (-1 if none), by branch and bound: `distance(t)` is
+  // triangle t's distance from p, and a box farther than the best so far is skipped. Children are
+  // visited nearer first, so the bound tightens fast. Ties go to the lower-numbered triangle, so
+  // the answer does not depend on the tree's shape.
+  template <typename Distance>
+  Index nearest(const Vec3& p, double limit, Distance&& distance) const {
+    Index best = -1;
+    double best_distance = limit;
+    if (nodes_.empty()) return best;
+    Index stack[kMaxDepth];
+    int top = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+      const Node& node = nodes_[static_cast<size_t>(stack[--top])];
+      const double bound = best_distance * best_distance;
+      if (node.box.squared_distance(p) > bound) continue;
+      if (node.left < 0) {
+        for (Index k = node.first; k < node.first + node.count; ++k) {
+          const Index t = order_[static_cast<size_t>(k)];
+          const double d = distance(t);
+          if (d < best_distance || (d == best_distance && best >= 0 && t < best)) {
+            best_distance = d;
+            best = t;
+          }
+        }
+      } else {
+        const Index near =
+            nodes_[static_cast<size_t>(node.left)].box.squared_distance(p) <=
+                    nodes_[static_cast<size_t>(node.left + 1)].box.squared_distance(p)
+                ? node.left
+                : node.left + 1;
+        stack[top++] = near == node.left ? node.left + 1 : node.left;  // the farther, later
+        stack[top++] = near;
+      }
+    }
+    return best;
+  }
+
   const std::vector<Triangle>& triangles() const { return triangles_; }
+  // The box of every triangle (as last fitted; empty without triangles).
+  Box3 bounds() const { return nodes_.empty() ? Box3{} : nodes_.front().box; }
 
  private:
   struct Node {

@@ -1,6 +1,11 @@
 #include "engine/scene/obstacle_section.h"
 
+#include <cmath>
+#include <filesystem>
 #include <numbers>
+
+#include "engine/io/mesh_error.h"
+#include "engine/io/surface_reader.h"
 
 namespace softbody {
 
@@ -60,7 +65,34 @@ std::shared_ptr<const Trajectory> read_trajectory(JsonReader r) {
   return trajectory;
 }
 
-Obstacle read_obstacle(JsonReader r) {
+namespace {
+
+// A mesh obstacle's surface: `file` (OBJ or STL, relative to the scene's directory) in the scene's
+// units, times `scale`.
+std::shared_ptr<const RigidSurface> read_rigid_surface(JsonReader& r, const std::string& base_dir) {
+  const std::string file = r.string("file", "");
+  if (file.empty()) r.fail("file", "a mesh obstacle needs a surface file (.obj or .stl)");
+  const double scale = r.number("scale", 1.0);
+  if (!(scale > 0) || !std::isfinite(scale)) r.fail("scale", "must be > 0");
+  std::filesystem::path path(file);
+  if (path.is_relative()) path = std::filesystem::path(base_dir) / path;
+  SurfaceMesh surface;
+  try {
+    surface = read_surface_mesh(path.string());
+  } catch (const MeshError& e) {
+    r.fail("file", e.what());
+  }
+  for (Vec3& x : surface.vertices) x *= scale * r.length();
+  try {
+    return std::make_shared<const RigidSurface>(std::move(surface));
+  } catch (const std::invalid_argument& e) {
+    r.fail("file", path.string() + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+Obstacle read_obstacle(JsonReader r, const std::string& base_dir) {
   Obstacle o;
   const std::string type = r.string("type", "halfspace");
   if (type == "halfspace") {
@@ -71,8 +103,12 @@ Obstacle read_obstacle(JsonReader r) {
     o.shape = ObstacleShape::kSphere;
   } else if (type == "capsule") {
     o.shape = ObstacleShape::kCapsule;
+  } else if (type == "mesh") {
+    o.shape = ObstacleShape::kMesh;
+    o.surface = read_rigid_surface(r, base_dir);
   } else {
-    r.fail("type", "unknown obstacle type '" + type + "' (halfspace, plate, sphere, capsule)");
+    r.fail("type",
+           "unknown obstacle type '" + type + "' (halfspace, plate, sphere, capsule, mesh)");
   }
   o.normal = r.vec3("normal", Vec3::UnitY());
   if (!(o.normal.norm() > 0)) r.fail("normal", "must be non-zero");

@@ -73,7 +73,7 @@ Scene build_scene(const nlohmann::json& document, const std::string& source,
     const nlohmann::json& obstacles = root.array("obstacles");
     for (size_t i = 0; i < obstacles.size(); ++i) {
       model->obstacles.push_back(
-          read_obstacle(element_reader(obstacles[i], "/obstacles", i, source, length)));
+          read_obstacle(element_reader(obstacles[i], "/obstacles", i, source, length), base_dir));
     }
   }
   model->contact = read_contact_options(root);

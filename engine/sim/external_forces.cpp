@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 namespace softbody {
 namespace {
@@ -15,6 +16,66 @@ namespace {
 using Derivatives = Eigen::Matrix<double, 6, 1>;  // d/dp (3), d/dv (3)
 using Scalar = Eigen::AutoDiffScalar<Derivatives>;
 using SVec3 = Eigen::Matrix<Scalar, 3, 1>;
+
+// A mesh obstacle's signed distance and normal at p: the closest feature (face, edge or vertex)
+// and the sign are found in doubles; the distance to that feature is then written in S, so the
+// automatic derivatives are the field's within the feature's region (a face's plane, an edge's
+// line, a vertex's point).
+template <typename S>
+bool mesh_distance_and_normal(const Obstacle& o, const Vec3& centre,
+                              const Eigen::Matrix<S, 3, 1>& p, S& distance,
+                              Eigen::Matrix<S, 3, 1>& normal) {
+  using V = Eigen::Matrix<S, 3, 1>;
+  if (!o.surface) return false;
+  const RigidSurface& surface = *o.surface;
+  Vec3 p_value;
+  if constexpr (std::is_same_v<S, double>) {
+    p_value = p;
+  } else {
+    for (int k = 0; k < 3; ++k) p_value[k] = p[k].value();
+  }
+  const Mat3& r = o.rotation;
+  const RigidSurface::Closest c = surface.closest(r.transpose() * (p_value - centre));
+  if (c.triangle < 0) return false;
+  const V local = r.transpose().cast<S>() * (p - centre.cast<S>());
+  const Triangle& tri = surface.triangles()[static_cast<size_t>(c.triangle)];
+  const auto corner = [&](size_t k) -> const Vec3& {
+    return surface.vertices()[static_cast<size_t>(tri[k])];
+  };
+  const int on = (c.weights[0] != 0) + (c.weights[1] != 0) + (c.weights[2] != 0);
+  if (on == 3) {  // a face: the plane's distance
+    const Vec3& n = surface.face_normal(c.triangle);
+    const Vec3& a = corner(0);
+    distance = n.cast<S>().dot(local - a.cast<S>());
+    normal = (r * n).cast<S>();
+    return true;
+  }
+  const double sign = c.distance < 0 ? -1.0 : 1.0;
+  V nearest;
+  if (on == 1) {
+    size_t k = 0;
+    while (c.weights[k] == 0) ++k;
+    const Vec3& a = corner(k);
+    nearest = a.cast<S>();
+  } else {
+    size_t k = 0;
+    while (c.weights[k] == 0 || c.weights[(k + 1) % 3] == 0) ++k;
+    const Vec3 a = corner(k), d = corner((k + 1) % 3) - a;
+    const S t = d.cast<S>().dot(local - a.cast<S>()) / S(d.squaredNorm());
+    nearest = a.cast<S>() + t * d.cast<S>();
+  }
+  const V offset = local - nearest;
+  using std::sqrt;
+  const S length = sqrt(offset.squaredNorm());
+  if (!(length > S(1e-12 * surface.mean_edge()))) {  // on the surface: the pseudo-normal's side
+    distance = S(0);
+    normal = (r * c.normal).cast<S>();
+    return true;
+  }
+  distance = S(sign) * length;
+  normal = (r.cast<S>() * offset) * S(sign) / length;
+  return true;
+}
 
 // Signed distance (positive outside) and outward unit normal of the obstacle at p.
 template <typename S>
@@ -55,6 +116,8 @@ bool distance_and_normal(const Obstacle& o, const Vec3& centre, const Eigen::Mat
       distance = len - S(o.radius);
       return true;
     }
+    case ObstacleShape::kMesh:
+      return mesh_distance_and_normal(o, centre, p, distance, normal);
   }
   return false;
 }
@@ -133,6 +196,7 @@ Obstacle posed_at(const Obstacle& o, double t) {
   const Mat3 r = obstacle_rotation(o, t);
   posed.normal = r * o.normal;
   posed.axis = r * o.axis;
+  posed.rotation = r * o.rotation;
   return posed;
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/contact/rigid_surface.h"
 #include "engine/sim/orientation.h"
 #include "engine/sim/trajectory.h"
 
@@ -71,12 +72,14 @@ struct ContactParameters {
   double reach = 0;
 };
 
-enum class ObstacleShape { kHalfSpace, kPlate, kSphere, kCapsule };
+enum class ObstacleShape { kHalfSpace, kPlate, kSphere, kCapsule, kMesh };
 
 // A rigid obstacle moving by translation along its trajectory (the position of its reference
 // point). Half-space and plate: the surface through the reference point with outward `normal`;
 // a plate is a half-space limited to |u| <= half_extent[0], |w| <= half_extent[1] in its plane.
 // Sphere: centre and radius. Capsule: segment centre +- half_length * axis, radius.
+// Mesh: a closed triangle surface (`surface`, in its own frame: the reference point at its
+// origin), at centre + rotation * x.
 struct Obstacle {
   ObstacleShape shape = ObstacleShape::kHalfSpace;
   Vec3 normal = Vec3::UnitY();
@@ -91,12 +94,16 @@ struct Obstacle {
   Vec3 spin = Vec3::Zero();
   // Keyframed rotations instead of a spin (constraint contact only); null: the spin's.
   std::shared_ptr<const OrientationTrajectory> orientation = {};
+  std::shared_ptr<const RigidSurface> surface = {};  // kMesh's shape
+  // The turn from the obstacle's own frame at this moment (posed_at sets it; identity unposed):
+  // a mesh's points are at centre + rotation * x.
+  Mat3 rotation = Mat3::Identity();
 };
 
 // The obstacle's rotation at time t: its orientation keyframes', or its spin's (identity without
 // either).
 Mat3 obstacle_rotation(const Obstacle& obstacle, double t);
-// The obstacle as it is at time t: its normal and axis turned by obstacle_rotation.
+// The obstacle as it is at time t: its normal, axis and rotation turned by obstacle_rotation.
 Obstacle posed_at(const Obstacle& obstacle, double t);
 
 // Contact force on one vertex at position p and velocity v from an obstacle whose reference point

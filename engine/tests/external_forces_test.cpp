@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <numbers>
+
+#include "engine/tests/surface_shapes.h"
+
 namespace softbody {
 namespace {
 
@@ -54,6 +59,34 @@ TEST(Contact, JacobiansOfEveryShapeMatchFiniteDifferences) {
                          v);  // end cap
 }
 
+// A mesh obstacle's force comes from the distance to its closest face, edge or vertex; turned and
+// non-convex (inside a torus's tube the closest feature is often an edge or a vertex).
+TEST(Contact, JacobiansOfAMeshObstacleMatchFiniteDifferences) {
+  const Vec3 centre(0.1, 0.2, -0.1), surface_velocity(0.3, -0.2, 0.1), v(0.5, 0.7, -0.4);
+  Obstacle ring = with_contact({.shape = ObstacleShape::kMesh});
+  ring.surface = std::make_shared<const RigidSurface>(test::torus(0.03, 0.01, 12, 8));
+  ring.rotation = Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized()).toRotationMatrix();
+  int edges_or_vertices = 0;
+  for (int i = 0; i < 40; ++i) {
+    // Inside the tube, around it and along it (off the mesh's grid lines, where the nearest
+    // feature, and so the force's direction, jumps); every other point near the tube's side
+    // facing the hole, whose creases are concave (there an edge or a vertex is nearest).
+    const double u = 0.1 + 0.37 * i,
+                 w = i % 2 ? 0.05 + 1.3 * i : std::numbers::pi + 0.6 * std::sin(1.7 * i + 0.3),
+                 depth = 0.003 + 0.0003 * (i % 7);
+    const Vec3 local((0.03 + (0.01 - depth) * std::cos(w)) * std::cos(u),
+                     (0.01 - depth) * std::sin(w),
+                     (0.03 + (0.01 - depth) * std::cos(w)) * std::sin(u));
+    const Vec3 p = centre + ring.rotation * local;
+    const RigidSurface::Closest c = ring.surface->closest(local);
+    ASSERT_LT(c.distance, 0);
+    edges_or_vertices += (c.weights[0] == 0) + (c.weights[1] == 0) + (c.weights[2] == 0) > 0;
+    SCOPED_TRACE(i);
+    expect_exact_jacobians(ring, centre, surface_velocity, p, v);
+  }
+  EXPECT_GE(edges_or_vertices, 3);
+}
+
 TEST(Contact, PushesOutAndResistsSliding) {
   Obstacle floor = with_contact({.shape = ObstacleShape::kHalfSpace, .normal = Vec3::UnitY()});
   Vec3 f;
@@ -89,7 +122,8 @@ TEST(ExternalForces, AnchorGravityAndExpansionVelocity) {
   Obstacle floor = with_contact({.shape = ObstacleShape::kHalfSpace, .normal = Vec3::UnitY()});
   floor.trajectory = make_formula_trajectory({{0, 10, {"0.5*t", "0", "0"}}}, 1.0);
   ExternalForceOutput out;
-  evaluate_external_forces(std::vector<Anchor>{anchor}, std::vector<Obstacle>{floor}, mass, Vec3(0, -10, 0), p, 0.5, out);
+  evaluate_external_forces(std::vector<Anchor>{anchor}, std::vector<Obstacle>{floor}, mass,
+                           Vec3(0, -10, 0), p, 0.5, out);
   EXPECT_EQ(out.contacts, 1);
   EXPECT_LT((out.phi[0] - Vec3(0.5, 0, 0)).norm(), 1e-6);  // the floor's velocity
   EXPECT_NEAR(out.h[0].y(), 2.0 * -10 + 1e6 * 0.01, 1e-6);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 #include <numbers>
 
@@ -566,6 +567,71 @@ namespace {
 
 // Constraint contact in a scene: obstacles' contact model and mu, the top-level contact section,
 // and the errors that name the field at fault.
+// A mesh obstacle: an OBJ beside the scene (relative paths resolve against the scene's
+// directory), in the scene's units times its scale; a missing, malformed or open surface is an
+// error naming the JSON path, the file and the fault.
+TEST(Scene, AMeshObstacleReadsItsSurfaceAndNamesItsErrors) {
+  test::TempDir dir;
+  // A unit tetrahedron's surface, outward.
+  dir.write("tool.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n");
+  // A pyramid without its base.
+  dir.write("open.obj",
+            "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv .5 .5 1\nf 1 2 5\nf 2 3 5\nf 3 4 5\nf 4 1 5\n");
+  dir.write("bad.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 7\n");
+  nlohmann::json doc = minimal_scene();
+  doc["units"] = "mm";
+  doc["mesh"]["box"]["size"] = {200, 100, 100};
+  doc["obstacles"] = nlohmann::json::parse(R"([
+    {"type": "mesh", "file": "tool.obj", "scale": 10, "position": [0, 150, 0],
+     "contact": {"model": "constraint", "mu": 0.2}}])");
+  const std::string base = dir.file("");
+  const Scene scene = build_scene(doc, "test.json", base);
+  const Obstacle& tool = scene.model->obstacles.at(0);
+  ASSERT_EQ(tool.shape, ObstacleShape::kMesh);
+  ASSERT_TRUE(tool.surface);
+  EXPECT_NEAR(tool.surface->volume(), std::pow(0.01, 3) / 6, 1e-15);  // 10 mm legs
+  // 1 mm below the face y = 0 of the tool (its reference point is its first vertex).
+  EXPECT_NEAR(signed_distance(tool, tool.trajectory->position(0), Vec3(0.002, 0.149, 0.002)), 0.001,
+              1e-12);
+  const auto error_of = [&](const std::function<void(nlohmann::json&)>& change) {
+    nlohmann::json bad = doc;
+    change(bad);
+    try {
+      build_scene(bad, "test.json", base);
+    } catch (const SceneError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  const std::string missing = error_of([](auto& d) { d["obstacles"][0]["file"] = "none.obj"; });
+  EXPECT_NE(missing.find("/obstacles/0/file: "), std::string::npos) << missing;
+  EXPECT_NE(missing.find("none.obj: cannot open file"), std::string::npos) << missing;
+  const std::string open = error_of([](auto& d) { d["obstacles"][0]["file"] = "open.obj"; });
+  EXPECT_NE(open.find("/obstacles/0/file: "), std::string::npos) << open;
+  EXPECT_NE(open.find("open.obj: the edge between vertices"), std::string::npos) << open;
+  EXPECT_NE(open.find("not closed"), std::string::npos) << open;
+  const std::string malformed = error_of([](auto& d) { d["obstacles"][0]["file"] = "bad.obj"; });
+  EXPECT_NE(malformed.find("bad.obj:4: a face names vertex 7 but 3 are defined before it"),
+            std::string::npos)
+      << malformed;
+  EXPECT_NE(error_of([](auto& d) {
+              d["obstacles"][0].erase("file");
+            }).find("/obstacles/0/file: a mesh obstacle needs a surface file (.obj or .stl)"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["obstacles"][0]["scale"] = 0;
+            }).find("/obstacles/0/scale: must be > 0"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["obstacles"][0]["type"] = "blob";
+            }).find("(halfspace, plate, sphere, capsule, mesh)"),
+            std::string::npos);
+  EXPECT_NE(error_of([](auto& d) {
+              d["obstacles"][1] = {{"type", "sphere"}, {"radius", 5}, {"file", "tool.obj"}};
+            }).find("/obstacles/1"),
+            std::string::npos);
+}
+
 TEST(Scene, ReadsConstraintContactAndNamesItsErrors) {
   nlohmann::json doc = minimal_scene();
   doc["obstacles"] = nlohmann::json::parse(R"([
