@@ -127,6 +127,20 @@ describe("browser client", () => {
     await expect(page.locator(`#session-list li[data-session-id="${sessionId}"]`)).toBeTruthy();
     expect(await page.locator("#hud").textContent()).toMatch(/real-time factor [0-9.]+/);
     expect(await page.locator("#hud").textContent()).toMatch(/inverted elements [0-9]+/);
+    // The scene's floor and its pusher sphere are drawn, the pusher where the server has it: on
+    // its keyframed path (x from 0.12 to 0.04 m in 1.5 s and back, then held; y = 0.1 m), moved by
+    // the frames: after a reset it leaves x = 0.12 again.
+    const first = await probe(page);
+    expect(first.obstacles).toBe(2);
+    expect(first.obstaclePositions[0]).toEqual({ x: 0, y: 0, z: 0 });
+    await page.click("#reset");
+    const pushed = await waitFor(async () => {
+      const p = (await probe(page)).obstaclePositions[1];
+      return p && p.x < 0.11 ? p : null;
+    }, 30000, "the pusher moving after the reset");
+    expect(pushed.x).toBeGreaterThanOrEqual(0.04 - 1e-6);
+    expect(pushed.y).toBeCloseTo(0.1, 6);
+    expect(pushed.z).toBe(0);
   });
 
   it("deforms the body with a mouse drag; a second browser sees it", async () => {

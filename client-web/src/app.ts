@@ -85,6 +85,9 @@ export interface AppProbe {
   roundTripMs: number;
   maxDisplacement: number;  // largest |x - rest| on screen [m]
   bodyOnScreen: { x: number; y: number } | null;  // a canvas point on the body
+  // The scene's obstacles drawn, and where their reference points are drawn this frame [m]
+  obstacles: number;
+  obstaclePositions: Array<{ x: number; y: number; z: number }>;
 }
 
 export class App {
@@ -126,6 +129,8 @@ export class App {
     maxDisplacement: 0,
     bodyOnScreen: null,
     identity: "",
+    obstacles: 0,
+    obstaclePositions: [],
   };
 
   constructor() {
@@ -153,6 +158,8 @@ export class App {
       get: () => (this.client.identity ? `${this.client.identity.subject} (${this.client.identity.role})` : ""),
     });
     Object.defineProperty(this.probe, "bodyOnScreen", { enumerable: true, get: () => this.view.bodyPointOnScreen() });
+    Object.defineProperty(this.probe, "obstacles", { enumerable: true, get: () => this.view.obstacles.count });
+    Object.defineProperty(this.probe, "obstaclePositions", { enumerable: true, get: () => this.view.obstacles.positions() });
   }
 
   // A gateway connection whose events reach the page only while it is the current one (after a
@@ -280,6 +287,7 @@ export class App {
       void this.subscribe(this.sessionId);
       return;
     }
+    this.view.obstacles.framePoses(frame.obstaclePoses);
     const now = performance.now();
     this.clock.arrived(now);
     const s = frame.stats;
@@ -319,7 +327,9 @@ export class App {
   private animate(now: number): void {
     requestAnimationFrame((t) => this.animate(t));
     if (this.view.hasBody && this.pipeline.frames > 0) {
-      this.pipeline.update(this.clock.alpha(now));
+      const alpha = this.clock.alpha(now);
+      this.pipeline.update(alpha);
+      this.view.obstacles.update(alpha);
       this.view.updateBody();
       this.probe.maxDisplacement = this.view.largestDisplacement;
     }
@@ -475,6 +485,10 @@ export class App {
     this.view.setBody(triangles, rest, this.pipeline.positions, this.pipeline.normals);
     const b = topology.restBounds;
     const size = b?.min && b?.max ? Math.hypot(b.max.x - b.min.x, b.max.y - b.min.y, b.max.z - b.min.z) : 0.1;
+    const center = b?.min && b?.max
+      ? { x: (b.min.x + b.max.x) / 2, y: (b.min.y + b.max.y) / 2, z: (b.min.z + b.max.z) / 2 }
+      : { x: 0, y: 0, z: 0 };
+    this.view.obstacles.set(topology.obstacles, center, size);
     this.tools.setBody(ids, size, rejoined);
   }
 

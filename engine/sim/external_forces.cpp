@@ -90,7 +90,7 @@ bool distance_and_normal(const Obstacle& o, const Vec3& centre, const Eigen::Mat
       distance = normal.dot(p - c);
       if (o.shape == ObstacleShape::kPlate) {
         // In-plane extent: two directions orthogonal to the normal.
-        const Vec3 u = o.normal.unitOrthogonal(), w = o.normal.cross(u);
+        const auto [u, w] = plate_axes(o);
         using std::abs;
         if (abs(u.cast<S>().dot(p - c)) > S(o.half_extent[0]) ||
             abs(w.cast<S>().dot(p - c)) > S(o.half_extent[1]))
@@ -198,6 +198,22 @@ Obstacle posed_at(const Obstacle& o, double t) {
   posed.axis = r * o.axis;
   posed.rotation = r * o.rotation;
   return posed;
+}
+
+std::pair<Vec3, Vec3> plate_axes(const Obstacle& o) {
+  // Unturned (every still obstacle), the normal's own orthogonal exactly as before.
+  const Vec3 u = o.rotation.isIdentity(0)
+                     ? o.normal.unitOrthogonal()
+                     : Vec3(o.rotation * (o.rotation.transpose() * o.normal).unitOrthogonal());
+  return {u, o.normal.cross(u)};
+}
+
+ObstaclePose obstacle_pose(const Obstacle& o, double t) {
+  return {o.trajectory ? o.trajectory->position(t) : Vec3::Zero(), obstacle_rotation(o, t)};
+}
+
+bool obstacle_moves(const Obstacle& o) {
+  return !(o.trajectory && o.trajectory->still()) || !o.spin.isZero(0) || o.orientation != nullptr;
 }
 
 bool surface_distance(const Obstacle& obstacle, const Vec3& centre, const Vec3& p, double& distance,

@@ -105,6 +105,19 @@ struct Obstacle {
 Mat3 obstacle_rotation(const Obstacle& obstacle, double t);
 // The obstacle as it is at time t: its normal, axis and rotation turned by obstacle_rotation.
 Obstacle posed_at(const Obstacle& obstacle, double t);
+// A plate's in-plane unit directions (u along half_extent[0], w = normal x u along
+// half_extent[1]): u is the unturned normal's Eigen::unitOrthogonal, turned with the plate, so a
+// turning plate's extent turns with it. Also defined for a half-space (no extent).
+std::pair<Vec3, Vec3> plate_axes(const Obstacle& obstacle);
+// Where the obstacle's reference point is at time t and how it is turned from t = 0.
+struct ObstaclePose {
+  Vec3 position = Vec3::Zero();
+  Mat3 rotation = Mat3::Identity();
+};
+ObstaclePose obstacle_pose(const Obstacle& obstacle, double t);
+// Whether the obstacle ever moves or turns (its trajectory is not still, or it spins or is
+// keyframed in orientation).
+bool obstacle_moves(const Obstacle& obstacle);
 
 // Contact force on one vertex at position p and velocity v from an obstacle whose reference point
 // is at `centre` moving with `surface_velocity`; with its Jacobians and, when asked, the

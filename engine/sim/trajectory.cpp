@@ -20,6 +20,7 @@ class ConstantTrajectory final : public Trajectory {
   explicit ConstantTrajectory(const Vec3& p) : p_(p) {}
   Vec3 position(double) const override { return p_; }
   Vec3 velocity(double) const override { return Vec3::Zero(); }
+  bool still() const override { return true; }
 
  private:
   Vec3 p_;
@@ -47,6 +48,10 @@ class KeyframeTrajectory final : public Trajectory {
   }
   Vec3 position(double t) const override { return evaluate(t, false); }
   Vec3 velocity(double t) const override { return evaluate(t, true); }
+  bool still() const override {
+    return std::all_of(keys_.begin(), keys_.end(),
+                       [&](const Keyframe& k) { return k.position == keys_.front().position; });
+  }
 
  private:
   // Cubic Hermite on each interval with Catmull-Rom tangents (one-sided at the ends).
@@ -133,6 +138,7 @@ class OffsetTrajectory final : public Trajectory {
       : offset_(std::move(offset)), base_(base) {}
   Vec3 position(double t) const override { return base_ + offset_->position(t); }
   Vec3 velocity(double t) const override { return offset_->velocity(t); }
+  bool still() const override { return offset_->still(); }
 
  private:
   std::shared_ptr<const Trajectory> offset_;

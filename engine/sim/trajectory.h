@@ -16,6 +16,8 @@ class Trajectory {
   virtual Vec3 position(double t) const = 0;
   // Default: central difference of position (formulas); keyframes override it analytically.
   virtual Vec3 velocity(double t) const;
+  // True when the position never changes (clients then draw it once instead of every frame).
+  virtual bool still() const { return false; }
 };
 
 std::unique_ptr<Trajectory> make_constant_trajectory(const Vec3& position);

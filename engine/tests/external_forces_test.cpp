@@ -113,6 +113,35 @@ TEST(Contact, PushesOutAndResistsSliding) {
                              Vec3::Zero(), f, dp, dv));
 }
 
+// A turning plate's extent turns with it: a long jaw spun a quarter turn about its normal is long
+// along the other axis (it used to keep the unturned normal's own orthogonal directions).
+TEST(Contact, ATurningPlatesExtentTurnsWithIt) {
+  Obstacle jaw = with_contact({.shape = ObstacleShape::kPlate, .normal = Vec3::UnitY()});
+  jaw.half_extent = {0.1, 0.01};
+  jaw.spin = Vec3(0, M_PI / 2, 0);
+  jaw.trajectory = make_constant_trajectory(Vec3::Zero());
+  const auto [u0, w0] = plate_axes(jaw);
+  EXPECT_TRUE(obstacle_moves(jaw));
+  const Obstacle turned = posed_at(jaw, 1.0);
+  const auto [u, w] = plate_axes(turned);
+  const Mat3 r = obstacle_rotation(jaw, 1.0);
+  EXPECT_LT((u - r * u0).norm(), 1e-15);
+  EXPECT_LT((w - r * w0).norm(), 1e-15);
+  double d = 0;
+  Vec3 n;
+  const Vec3 along_long = 0.05 * u - 1e-3 * Vec3::UnitY(),
+             along_short = 0.05 * w - 1e-3 * Vec3::UnitY();
+  EXPECT_TRUE(surface_distance(turned, Vec3::Zero(), along_long, d, n));
+  EXPECT_FALSE(surface_distance(turned, Vec3::Zero(), along_short, d, n));
+  // Before turning, the long axis was the other one.
+  EXPECT_LT(std::abs(u0.dot(u)), 1e-12);
+  // A still plate does not move; its axes are the normal's own orthogonal ones.
+  Obstacle still = jaw;
+  still.spin = Vec3::Zero();
+  EXPECT_FALSE(obstacle_moves(still));
+  EXPECT_EQ(plate_axes(still).first, Vec3::UnitY().unitOrthogonal());
+}
+
 TEST(ExternalForces, AnchorGravityAndExpansionVelocity) {
   const std::vector<double> mass = {2.0, 3.0};
   Vec3Array p = {Vec3(0, -0.01, 0), Vec3(1, 1, 1)};

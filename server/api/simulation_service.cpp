@@ -5,6 +5,7 @@
 
 #include "server/api/create_session_convert.h"
 #include "server/api/interact_reactor.h"
+#include "server/api/obstacle_convert.h"
 #include "server/api/proto_convert.h"
 #include "server/api/settings_convert.h"
 #include "server/api/snapshot_convert.h"
@@ -269,6 +270,9 @@ grpc::Status SimulationService::GetTopology(const Caller& caller,
         for (Index v : t) out->add_tetrahedra(static_cast<std::uint32_t>(v));
     }
     to_proto(session->rest_bounds(), *out->mutable_rest_bounds());
+    const std::shared_ptr<const PublishedState> state = session->latest();
+    for (const Obstacle& o : state->model->obstacles)
+      to_proto(o, obstacle_pose(o, state->t), *out->add_obstacles());
   });
 }
 

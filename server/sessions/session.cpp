@@ -128,6 +128,12 @@ void Session::publish(const SimulationState& state, const StepStats& stats, doub
   p->max_iterations = model_->options.solver.max_iterations;
   p->total_rollbacks = total_rollbacks_;
   p->finished = Clock::now();
+  p->model = model_;
+  if (std::any_of(model_->obstacles.begin(), model_->obstacles.end(), obstacle_moves)) {
+    p->obstacle_poses.reserve(model_->obstacles.size());
+    for (const Obstacle& o : model_->obstacles)
+      p->obstacle_poses.push_back(obstacle_pose(o, state.t));
+  }
   std::lock_guard lock(published_mutex_);
   published_ = std::move(p);
 }

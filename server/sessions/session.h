@@ -38,6 +38,10 @@ struct PublishedState {
   int max_iterations = 0;          // the configured cap (reported for old clients)
   long total_rollbacks = 0;
   Clock::time_point finished;
+  // The model stepped (its obstacles are what clients draw; a settings change replaces it).
+  std::shared_ptr<const SimulationModel> model;
+  // Each of model->obstacles at t, when any of them moves (obstacle_moves); empty otherwise.
+  std::vector<ObstaclePose> obstacle_poses;
 };
 
 // An uploaded mesh as the client sent it (kept for snapshots).

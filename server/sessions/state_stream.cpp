@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "server/api/obstacle_convert.h"
 #include "server/api/proto_convert.h"
 #include "server/api_error.h"
 
@@ -104,6 +105,7 @@ void StateStream::build(const PublishedState& state, const FrameGaps& gaps, v1::
   frame.set_frames_skipped(gaps.skipped);
   frame.set_num_vertices(static_cast<int>(ids_.size()));
   frame.set_server_time_s(std::chrono::duration<double>(state.finished.time_since_epoch()).count());
+  for (const ObstaclePose& pose : state.obstacle_poses) to_proto(pose, *frame.add_obstacle_poses());
 }
 
 }  // namespace softbody::server

@@ -109,6 +109,81 @@ TEST_F(Streams, QuantizedFramesStayWithinTheirErrorBound) {
   EXPECT_NE(status.error_message().find("max_rate_hz"), std::string::npos);
 }
 
+// What a client draws besides the body: the scene's obstacles with the topology, and the poses of
+// those that move with each frame, at the frame's time (the clamp's jaws close linearly from
+// y = +-10.5 mm to +-2.4 mm over 0.6 s).
+TEST_F(Streams, ObstaclesComeWithTheTopologyAndMovingOnesWithEachFrame) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "clamp", true);
+  v1::GetTopologyRequest topology_request;
+  topology_request.set_session_id(s.id());
+  v1::Topology topology;
+  ASSERT_TRUE(stub->GetTopology(context().get(), topology_request, &topology).ok());
+  ASSERT_EQ(topology.obstacles_size(), 2);
+  for (int i = 0; i < 2; ++i) {
+    const v1::ObstacleGeometry& jaw = topology.obstacles(i);
+    const double side = i == 0 ? 1 : -1;  // the upper jaw faces down
+    EXPECT_EQ(jaw.shape(), v1::OBSTACLE_SHAPE_PLATE);
+    EXPECT_EQ(jaw.normal().y(), -side);
+    EXPECT_EQ(std::abs(jaw.tangent().x()), 1);  // half_extent[0]: 6 mm across the tube
+    ASSERT_EQ(jaw.half_extent_size(), 2);
+    EXPECT_DOUBLE_EQ(jaw.half_extent(0), 0.006);
+    EXPECT_DOUBLE_EQ(jaw.half_extent(1), 0.025);
+    EXPECT_TRUE(jaw.moves());
+    EXPECT_EQ(jaw.contact_model(), "constraint");
+    EXPECT_DOUBLE_EQ(jaw.pose().position().y(), side * 0.0105);
+    EXPECT_EQ(jaw.pose().orientation().w(), 1);
+  }
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 30).ok());
+  v1::StreamStateRequest request;
+  request.set_session_id(s.id());
+  auto ctx = context();
+  auto reader = stub->StreamState(ctx.get(), request);
+  v1::StateFrame frame;
+  ASSERT_TRUE(reader->Read(&frame));
+  ctx->TryCancel();
+  const double t = frame.stats().sim_time();
+  EXPECT_NEAR(t, 0.3, 1e-9);
+  ASSERT_EQ(frame.obstacle_poses_size(), 2);
+  const double closing = 0.0105 + t / 0.6 * (0.0024 - 0.0105);
+  EXPECT_NEAR(frame.obstacle_poses(0).position().y(), closing, 1e-12);
+  EXPECT_NEAR(frame.obstacle_poses(1).position().y(), -closing, 1e-12);
+  EXPECT_EQ(frame.obstacle_poses(0).position().x(), 0);
+
+  // The blade: a mesh in its own frame (millimetres read as metres x 1e-3), moving down.
+  const v1::SessionInfo blade = create_session(*stub, "blade", true);
+  topology_request.set_session_id(blade.id());
+  ASSERT_TRUE(stub->GetTopology(context().get(), topology_request, &topology).ok());
+  ASSERT_EQ(topology.obstacles_size(), 1);
+  const v1::ObstacleGeometry& mesh = topology.obstacles(0);
+  EXPECT_EQ(mesh.shape(), v1::OBSTACLE_SHAPE_MESH);
+  ASSERT_GT(mesh.mesh_triangles_size(), 0);
+  EXPECT_EQ(mesh.mesh_triangles_size() % 3, 0);
+  EXPECT_EQ(mesh.mesh_vertices_size() % 3, 0);
+  double lowest = 1, highest = -1;
+  for (int i = 0; i < mesh.mesh_vertices_size(); i += 3) {
+    lowest = std::min(lowest, mesh.mesh_vertices(i + 1));
+    highest = std::max(highest, mesh.mesh_vertices(i + 1));
+  }
+  for (int v : mesh.mesh_triangles()) EXPECT_LT(3 * v, mesh.mesh_vertices_size());
+  EXPECT_EQ(lowest, 0);              // the edge is at the reference point
+  EXPECT_DOUBLE_EQ(highest, 0.008);  // 8 mm tall, in metres
+  EXPECT_DOUBLE_EQ(mesh.pose().position().y(), 0.031);
+
+  // A scene whose obstacles all stand still sends no poses with its frames.
+  const v1::SessionInfo knight = create_session(*stub, "knight", true);
+  topology_request.set_session_id(knight.id());
+  ASSERT_TRUE(stub->GetTopology(context().get(), topology_request, &topology).ok());
+  ASSERT_GE(topology.obstacles_size(), 1);
+  for (const auto& o : topology.obstacles()) EXPECT_FALSE(o.moves());
+  request.set_session_id(knight.id());
+  auto knight_ctx = context();
+  auto knight_reader = stub->StreamState(knight_ctx.get(), request);
+  ASSERT_TRUE(knight_reader->Read(&frame));
+  knight_ctx->TryCancel();
+  EXPECT_EQ(frame.obstacle_poses_size(), 0);
+}
+
 TEST_F(Streams, AStalledSubscriberSlowsNobody) {
   auto stub = server_->stub();
   const v1::SessionInfo s = create_session(*stub, "default", false);

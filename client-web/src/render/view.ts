@@ -1,9 +1,10 @@
 // The 3D view: the body's surface lit and coloured per vertex, an optional wireframe, a floor
-// grid, the tools' visuals (grab arrow, poke sphere) and an orbit camera. Positions and normals
+// grid, the scene's obstacles (obstacles.ts), the tools' visuals (grab arrow, poke sphere) and an orbit camera. Positions and normals
 // come from the WebAssembly pipeline's memory (no copies); colours are filled here.
 import * as THREE from "three";
 import { OrbitControls } from "three/addons/controls/OrbitControls.js";
 import { colorByDisplacement, nextRange } from "./colormap";
+import { ObstacleView } from "./obstacles";
 
 export type ColorMode = "displacement" | "plain";
 
@@ -14,6 +15,7 @@ export class BodyView {
   readonly controls: OrbitControls;
   readonly grabArrow = new THREE.ArrowHelper(new THREE.Vector3(0, 1, 0), new THREE.Vector3(), 0.05, 0xff5533);
   readonly pokeSphere: THREE.Mesh;
+  readonly obstacles = new ObstacleView();
   private body: THREE.Mesh | null = null;
   private wire: THREE.Mesh | null = null;
   private geometry: THREE.BufferGeometry | null = null;
@@ -44,7 +46,7 @@ export class BodyView {
       new THREE.MeshStandardMaterial({ color: 0xffaa33, transparent: true, opacity: 0.6 }),
     );
     this.pokeSphere.visible = false;
-    this.scene.add(this.pokeSphere);
+    this.scene.add(this.pokeSphere, this.obstacles.group);
   }
 
   // A new body: surface triangles (indices into the surface vertices), rest positions of those
@@ -80,6 +82,7 @@ export class BodyView {
     this.geometry?.dispose();
     this.body = this.wire = null;
     this.geometry = null;
+    this.obstacles.clear();
   }
 
   get hasBody(): boolean {

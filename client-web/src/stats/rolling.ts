@@ -19,6 +19,10 @@ export class RollingSeries {
     else this.start = (this.start + 1) % this.capacity;
   }
 
+  clear(): void {
+    this.start = this.size = 0;
+  }
+
   get length(): number {
     return this.size;
   }

@@ -36,6 +36,10 @@ export class Hud {
     this.frames += 1;
     this.stepTimes.push(nowMs, sample.stepMs);
     this.iterations.push(nowMs, sample.iterations);
+    // Steps counting down: another session or a reset; the rate starts over instead of going
+    // negative across it.
+    const n = this.stepArrivals.length;
+    if (n > 0 && sample.step < this.stepArrivals.at(n - 1).value) this.stepArrivals.clear();
     this.stepArrivals.push(nowMs, sample.step);
   }
 
