@@ -216,7 +216,6 @@ std::shared_ptr<Session> SessionManager::create(const NewSession& request, const
       source.document = read_shipped_scene(request.scene_name);
       break;
     case NewSession::Source::kSceneJson:
-      check_mesh_file_inside_project(source.document);
       break;
     case NewSession::Source::kUploadedMesh:
       if (source.document.is_null()) source.document = default_upload_scene();
@@ -234,6 +233,10 @@ std::shared_ptr<Session> SessionManager::create(const NewSession& request, const
       invalid_argument("overrides[" + std::to_string(i) + "]", e.what());
     }
   }
+  check_files_inside_project(source.document, request.source == NewSession::Source::kSnapshot
+                                                  ? "snapshot"
+                                              : !request.document.is_null() ? "scene_json"
+                                                                            : "overrides");
 
   Scene scene;
   try {
@@ -323,24 +326,38 @@ nlohmann::json SessionManager::read_shipped_scene(const std::string& name) const
   return parse_scene_document(text, "scene_name");
 }
 
-// A client's document may only name mesh files inside the server's project folder.
-void SessionManager::check_mesh_file_inside_project(const nlohmann::json& document) const {
-  if (!document.contains("mesh") || !document["mesh"].is_object() ||
-      !document["mesh"].contains("file"))
-    return;
-  const auto& file = document["mesh"]["file"];
+// A client's document (a scene, a snapshot's scene, any source's overrides) may only name files
+// inside the server's project folder: the body's mesh and each mesh obstacle's surface. Checked
+// after the overrides (`overrides: ["obstacles.0.file=/etc/passwd"]` on a shipped scene), and by
+// path components (a sibling folder whose name starts with the project's is outside it).
+void SessionManager::check_files_inside_project(const nlohmann::json& document,
+                                                const std::string& field) const {
   const fs::path root = fs::weakly_canonical(fs::path(options_.scenes_dir) / "..");
-  const fs::path resolved =
-      file.is_string()
-          ? fs::weakly_canonical(fs::path(options_.scenes_dir) / file.get<std::string>())
-          : fs::path();
-  const std::string r = resolved.string(), rt = root.string();
-  if (!file.is_string() || fs::path(file.get<std::string>()).is_absolute() ||
-      r.compare(0, rt.size(), rt) != 0) {
-    invalid_argument("scene_json",
-                     "/mesh/file: must be a relative path inside the server's scene and mesh "
-                     "folders (upload other meshes: CreateSession.uploaded_mesh, softbody-client "
-                     "create --mesh FILE)");
+  const auto check = [&](const nlohmann::json& file, const std::string& pointer) {
+    bool inside = file.is_string() && !fs::path(file.get<std::string>()).is_absolute();
+    if (inside) {
+      const fs::path resolved =
+          fs::weakly_canonical(fs::path(options_.scenes_dir) / file.get<std::string>());
+      inside = std::mismatch(root.begin(), root.end(), resolved.begin(), resolved.end()).first ==
+               root.end();
+    }
+    if (!inside)
+      invalid_argument(field,
+                       pointer +
+                           ": must be a relative path inside the server's scene and mesh folders "
+                           "(upload other meshes: CreateSession.uploaded_mesh, softbody-client "
+                           "create --mesh FILE)");
+  };
+  if (!document.is_object()) return;
+  const auto mesh = document.find("mesh");
+  if (mesh != document.end() && mesh->is_object() && mesh->contains("file"))
+    check((*mesh)["file"], "/mesh/file");
+  const auto obstacles = document.find("obstacles");
+  if (obstacles == document.end() || !obstacles->is_array()) return;
+  for (size_t i = 0; i < obstacles->size(); ++i) {
+    const nlohmann::json& o = (*obstacles)[i];
+    if (o.is_object() && o.contains("file"))
+      check(o["file"], "/obstacles/" + std::to_string(i) + "/file");
   }
 }
 

@@ -97,7 +97,8 @@ class SessionManager {
   void take_upload(const UploadedMeshData& data, const std::string& field, const Caller& caller,
                    SessionSource& source);
   nlohmann::json read_shipped_scene(const std::string& name) const;
-  void check_mesh_file_inside_project(const nlohmann::json& document) const;
+  // Throws INVALID_ARGUMENT naming `field` and the JSON pointer of a file outside the project.
+  void check_files_inside_project(const nlohmann::json& document, const std::string& field) const;
   std::shared_ptr<const SceneBody> cached_body(
       const std::string& key, const std::function<std::shared_ptr<const SceneBody>()>& build);
 

@@ -674,6 +674,30 @@ TEST_F(Sessions, MalformedRequestsGetAClearStatusAndHarmNothing) {
   j.set_scene_json(
       R"({"mesh": {"file": "/etc/passwd"}, "material": {"E": 1, "nu": 0.3, "density": 1}})");
   EXPECT_NE(create(j).error_message().find("/mesh/file"), std::string::npos);
+  // Every file a document names stays inside the project, whichever way it is named: a mesh
+  // obstacle's surface, an override on a shipped scene, a sibling folder named like the project.
+  j.set_scene_json(
+      R"({"mesh": {"box": {"cells": [1, 1, 1], "size": [1, 1, 1]}}, "material": {"E": 1e4,
+          "nu": 0.3, "density": 1}, "obstacles": [{"type": "mesh", "file": "/etc/hostname"}]})");
+  s = create(j);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(s.error_message().find("scene_json: /obstacles/0/file: must be a relative path"),
+            std::string::npos)
+      << s.error_message();
+  for (const std::string& escape :
+       {std::string("mesh.file=/etc/passwd"), std::string("obstacles.0.file=../../../etc/passwd"),
+        "mesh.file=../../" +
+            std::filesystem::path(SOFTBODY_SCENES).parent_path().filename().string() +
+            "-elsewhere/knight.mesh"}) {
+    r.clear_overrides();
+    r.add_overrides(escape);
+    s = create(r);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << escape;
+    EXPECT_NE(s.error_message().find("overrides: /"), std::string::npos) << s.error_message();
+    EXPECT_NE(s.error_message().find("/file: must be a relative path"), std::string::npos)
+        << s.error_message();
+  }
+  r.clear_overrides();
 
   v1::CreateSessionRequest u;
   u.mutable_uploaded_mesh()->set_format(v1::MESH_FORMAT_MEDIT);
