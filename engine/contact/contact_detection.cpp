@@ -195,6 +195,45 @@ ContactDetector::ContactDetector(const MeshTopology& topology, const Vec3Array& 
       }
   }
   mean_edge_ = faces_of_edge.empty() ? 0 : total / static_cast<double>(faces_of_edge.size());
+  vertex_faces_.resize(rest.size());
+  for (size_t t = 0; t < triangles.size(); ++t)
+    for (Index v : triangles[t])
+      vertex_faces_[static_cast<size_t>(v)].push_back(static_cast<Index>(t));
+}
+
+Vec3 ContactDetector::outward_normal(Index t, const ContactPoint& feature,
+                                     const Vec3Array& x) const {
+  const std::vector<Triangle>& triangles = bvh_.triangles();
+  const auto face_normal = [&](Index f) -> Vec3 {
+    const Triangle& tri = triangles[static_cast<size_t>(f)];
+    const Vec3 n = (at(x, tri[1]) - at(x, tri[0])).cross(at(x, tri[2]) - at(x, tri[0]));
+    const double length = n.norm();
+    return length > 0 ? Vec3(n / length) : Vec3::Zero();
+  };
+  Vec3 sum = Vec3::Zero();
+  if (feature.count == 2) {
+    const Triangle& tri = triangles[static_cast<size_t>(t)];
+    const auto ends = std::minmax(feature.vertices[0], feature.vertices[1]);
+    for (size_t i = 0; i < 3; ++i) {
+      const Index e = triangle_edges_[static_cast<size_t>(t)][i];
+      if (e >= 0 && std::minmax(tri[i], tri[(i + 1) % 3]) == ends) {
+        const SurfaceEdge& edge = surface_edges_[static_cast<size_t>(e)];
+        sum = face_normal(edge.face[0]) + face_normal(edge.face[1]);
+      }
+    }
+  } else if (feature.count == 1) {
+    const Index v = feature.vertices[0];
+    for (Index f : vertex_faces_[static_cast<size_t>(v)]) {
+      const Triangle& tri = triangles[static_cast<size_t>(f)];
+      const size_t k = static_cast<size_t>(std::find(tri.begin(), tri.end(), v) - tri.begin());
+      const Vec3 a = at(x, tri[(k + 1) % 3]) - at(x, v), b = at(x, tri[(k + 2) % 3]) - at(x, v);
+      const double angle = std::atan2(a.cross(b).norm(), a.dot(b));
+      sum += angle * face_normal(f);
+    }
+  }
+  const double length = sum.norm();
+  return length > 0 ? Vec3(sum / length)
+                    : face_normal(t);  // a face's inside, or a non-manifold edge
 }
 
 std::vector<ContactPoint> ContactDetector::detect(std::span<const Obstacle> obstacles,
@@ -359,17 +398,19 @@ void ContactDetector::detect_mesh(const Obstacle& o, int index, const Vec3& cent
     });
     if (t < 0) return;
     const Triangle& tri = bvh_.triangles()[static_cast<size_t>(t)];
-    const Vec3 face = (at(x, tri[1]) - at(x, tri[0])).cross(at(x, tri[2]) - at(x, tri[0]));
-    if (!(face.norm() > 0)) return;  // a collapsed face has no side to hold the point on
     ContactPoint contact;
     append_feature(tri, triangle_point(t, q), 1, contact);
     contact.obstacle = index;
     contact.mu = o.contact.mu;
     contact.point = contact.position(x);
     if (sharp) {
+      // Along the body's normal there: the face's, or on an edge or at a vertex the faces' mean
+      // (one of the faces there read a point outside an acute edge as pressing in).
+      const Vec3 outward = outward_normal(t, contact, x);
+      if (outward.isZero(0)) return;  // a collapsed face has no side to hold the point on
       contact.at_obstacle_point = true;
       contact.obstacle_point = local;
-      contact.normal = -face.normalized();
+      contact.normal = -outward;
       contact.gap = contact.normal.dot(contact.point - q);
     } else if (!surface_distance(o, centre, contact.point, contact.gap, contact.normal)) {
       return;

@@ -114,6 +114,12 @@ class ContactDetector {
                              std::vector<ContactPoint>& out);
   void detect_edge_crossings(const Vec3Array& start, const Vec3Array& x, double mu,
                              std::vector<ContactPoint>& out);
+  // The body's outward unit normal at the point of boundary face t that `feature` (append_feature's
+  // corners of t) names, with the body at x: the face's normal inside it, the mean of the two
+  // faces' normals on an edge, the angle-weighted mean of the faces around a vertex (Baerentzen
+  // and Aanaes 2005: its sign tells inside from outside for a point whose nearest surface point
+  // is there, which a single face's does not where the faces meet at an acute angle).
+  Vec3 outward_normal(Index t, const ContactPoint& feature, const Vec3Array& x) const;
   // Fills surroundings_ (once, at the first detect_self).
   void find_surroundings();
   // The edge-edge half of detect_self; `face_normal` holds the boundary faces' unit normals at x.
@@ -134,6 +140,7 @@ class ContactDetector {
   };
   std::vector<SurfaceEdge> surface_edges_;
   std::vector<std::array<Index, 3>> triangle_edges_;  // per boundary face: its surface edges
+  std::vector<std::vector<Index>> vertex_faces_;      // per vertex: the boundary faces around it
   // Per vertex: the surface edge whose surroundings it was marked in.
   std::vector<Index> edge_mark_;
 };

@@ -8,6 +8,8 @@
 #include <limits>
 
 #include "engine/contact/constraint_contact.h"
+#include "engine/contact/contact_detection.h"
+#include "engine/mesh/topology.h"
 #include "engine/sim/integrator.h"
 #include "engine/tests/box_models.h"
 #include "engine/tests/surface_shapes.h"
@@ -201,6 +203,73 @@ TEST(MeshToolContact, ABladesEdgePressedAcrossFacesHoldsThemAlongItsLength) {
   EXPECT_LE(deepest, 0.01 * 0.002);
   EXPECT_GT(p.force.back(), 0.5);
   EXPECT_LE(p.worst_cone, 1e-9);
+}
+
+// A sharp corner just outside a body's edge or vertex is outside, however acute the body's faces
+// meet there: held along the faces' mean normal, not along whichever face the nearest-point search
+// met first (a regular tetrahedron's faces meet at 70.5 degrees: along one of them a corner 10 mm
+// outside read as 1.9 mm inside, and the contact solve pushed the body away from a tool that did
+// not touch it).
+TEST(MeshToolContact, ACornerOutsideAnAcuteEdgeOrVertexIsOutside) {
+  TetMesh tet;
+  const double s = 1 / std::sqrt(2.0);
+  tet.vertices = {Vec3(1, 0, -s), Vec3(-1, 0, -s), Vec3(0, 1, s), Vec3(0, -1, s)};
+  tet.tets = {{0, 1, 3, 2}};  // positive volume
+  const MeshTopology topology(tet);
+  ContactDetector detector(topology, tet.vertices);
+  const Vec3 centroid = Vec3::Zero();
+  // The tetrahedron's faces (opposite each vertex) and their outward normals.
+  std::array<Vec3, 4> normal;
+  for (int k = 0; k < 4; ++k) {
+    std::array<Vec3, 3> p;
+    for (int i = 0, j = 0; i < 4; ++i)
+      if (i != k) p[static_cast<size_t>(j++)] = tet.vertices[static_cast<size_t>(i)];
+    Vec3 n = (p[1] - p[0]).cross(p[2] - p[0]).normalized();
+    normal[static_cast<size_t>(k)] = n.dot(p[0] - centroid) > 0 ? n : Vec3(-n);
+  }
+  Obstacle cube;
+  cube.shape = ObstacleShape::kMesh;
+  cube.surface = std::make_shared<const RigidSurface>(test::box_surface(Vec3(0.05, 0.05, 0.05)));
+  cube.contact.model = ContactModel::kConstraint;
+  const double distance = 0.01, margin = 0.05;
+  int corners_seen = 0;
+  const auto expect_outside = [&](const Vec3& surface_point, const Vec3& direction) {
+    const Vec3 corner = surface_point + distance * direction;
+    // The cube's corner (1, 1, 1) h at `corner`, the cube behind it along `direction`.
+    Obstacle posed = cube;
+    posed.rotation = Eigen::Quaterniond::FromTwoVectors(Vec3(1, 1, 1).normalized(), -direction)
+                         .toRotationMatrix();
+    const Vec3 centre = corner + std::sqrt(3.0) * 0.05 * direction;
+    const std::vector<Obstacle> obstacles{posed};
+    const std::vector<Vec3> centres{centre};
+    for (const ContactPoint& c : detector.detect(obstacles, centres, tet.vertices, margin)) {
+      if (!c.at_obstacle_point ||
+          (centre + posed.rotation * c.obstacle_point - corner).norm() > 1e-9)
+        continue;
+      ++corners_seen;
+      EXPECT_GT(c.gap, 0.5 * distance) << "corner at " << corner.transpose();
+      EXPECT_LE(c.gap, distance * (1 + 1e-12));
+    }
+  };
+  // Beside each edge, tilted towards either face; beyond each vertex, towards each face.
+  for (int a = 0; a < 4; ++a)
+    for (int b = a + 1; b < 4; ++b) {
+      const Vec3 middle =
+          0.5 * (tet.vertices[static_cast<size_t>(a)] + tet.vertices[static_cast<size_t>(b)]);
+      std::vector<Vec3> faces;  // the two faces on the edge: those opposite the other two vertices
+      for (int k = 0; k < 4; ++k)
+        if (k != a && k != b) faces.push_back(normal[static_cast<size_t>(k)]);
+      expect_outside(middle, (0.15 * faces[0] + faces[1]).normalized());
+      expect_outside(middle, (faces[0] + 0.15 * faces[1]).normalized());
+    }
+  for (int v = 0; v < 4; ++v) {
+    const Vec3 out = (tet.vertices[static_cast<size_t>(v)] - centroid).normalized();
+    for (int k = 0; k < 4; ++k)
+      if (k != v)
+        expect_outside(tet.vertices[static_cast<size_t>(v)],
+                       (out + 0.3 * normal[static_cast<size_t>(k)]).normalized());
+  }
+  EXPECT_GE(corners_seen, 12 + 12);  // each placed corner met the body once
 }
 
 }  // namespace
