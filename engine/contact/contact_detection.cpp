@@ -309,6 +309,7 @@ void ContactDetector::detect_triangles(const Obstacle& o, int index, const Vec3&
 void ContactDetector::detect_mesh(const Obstacle& o, int index, const Vec3& centre,
                                   const Vec3Array& x, double margin,
                                   std::vector<ContactPoint>& out) const {
+  if (!o.surface) return;  // a mesh obstacle without its surface touches nothing
   const RigidSurface& surface = *o.surface;
   const Mat3& r = o.rotation;
   // The obstacle's box in the world, grown by the margin.

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <map>
 #include <numbers>
+#include <numeric>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -11,17 +13,36 @@
 namespace softbody {
 namespace {
 
-std::string face_name(size_t t) {
-  return "face " + std::to_string(t + 1);
-}
-
-std::string edge_name(Index a, Index b) {
-  return "the edge between vertices " + std::to_string(a + 1) + " and " + std::to_string(b + 1);
-}
+// Names faces and vertices as the file does (SurfaceMesh::face_lines, vertex_numbers_from_file).
+struct Names {
+  const SurfaceMesh& mesh;
+  std::string face(size_t t) const {
+    if (t >= mesh.face_lines.size()) return "face " + std::to_string(t + 1);
+    return (mesh.faces_by_line ? "the face on line " : "triangle ") +
+           std::to_string(mesh.face_lines[t]);
+  }
+  std::string vertex(Index v) const {
+    if (mesh.vertex_numbers_from_file) return "vertex " + std::to_string(v + 1);
+    return "the corner at " + position(v);
+  }
+  std::string edge(Index a, Index b) const {
+    if (mesh.vertex_numbers_from_file)
+      return "the edge between vertices " + std::to_string(a + 1) + " and " + std::to_string(b + 1);
+    return "the edge between the corners at " + position(a) + " and " + position(b);
+  }
+  std::string position(Index v) const {
+    if (v < 0 || static_cast<size_t>(v) >= mesh.vertices.size()) return "?";
+    const Vec3& x = mesh.vertices[static_cast<size_t>(v)];
+    std::ostringstream out;
+    out.precision(9);
+    out << "(" << x[0] << ", " << x[1] << ", " << x[2] << ")";
+    return out.str();
+  }
+};
 
 // Every edge in exactly two faces that run along it in opposite directions; throws naming the
 // first edge that is not.
-void check_closed_and_oriented(const std::vector<Triangle>& triangles) {
+void check_closed_and_oriented(const std::vector<Triangle>& triangles, const Names& names) {
   // Directed edges (from, to) -> how many faces run along them.
   std::map<std::pair<Index, Index>, int> directed;
   for (const Triangle& tri : triangles)
@@ -30,21 +51,82 @@ void check_closed_and_oriented(const std::vector<Triangle>& triangles) {
     const auto reverse = directed.find({edge.second, edge.first});
     const int opposite = reverse == directed.end() ? 0 : reverse->second;
     if (count > 1)
-      throw std::invalid_argument(edge_name(edge.first, edge.second) +
+      throw std::invalid_argument(names.edge(edge.first, edge.second) +
                                   " is run along in the same direction by " +
                                   std::to_string(count) +
                                   " faces: the surface is not consistently oriented (or not a "
                                   "manifold there)");
     if (opposite == 0)
-      throw std::invalid_argument(edge_name(edge.first, edge.second) +
+      throw std::invalid_argument(names.edge(edge.first, edge.second) +
                                   " has a face on one side only: the surface is not closed (a "
                                   "rigid obstacle's mesh must enclose its volume)");
   }
 }
 
+// The enclosed volume x 6 (by the divergence theorem about each part's first corner: negative
+// for a surface wound inward), when all its parts are wound one way. Throws
+// naming a part that encloses nothing (a doubly covered sheet) or that is wound the other way
+// from the rest: a surface whose sign flips by part has no inside to tell, and a hollow tool (a
+// cavity wound inward inside an outward part) is not supported.
+double enclosed_volume6(const Vec3Array& vertices, const std::vector<Triangle>& triangles,
+                        const Names& names) {
+  // Parts: faces joined through shared edges (two parts touching at a corner stay two).
+  std::vector<size_t> parent(triangles.size());
+  std::iota(parent.begin(), parent.end(), size_t{0});
+  const auto root = [&](size_t f) {
+    while (parent[f] != f) f = parent[f] = parent[parent[f]];
+    return f;
+  };
+  std::map<std::pair<Index, Index>, size_t> face_of_edge;
+  for (size_t t = 0; t < triangles.size(); ++t)
+    for (size_t k = 0; k < 3; ++k) {
+      const auto [it, first] =
+          face_of_edge.try_emplace(std::minmax(triangles[t][k], triangles[t][(k + 1) % 3]), t);
+      if (!first) parent[root(t)] = root(it->second);
+    }
+  struct Part {
+    size_t first_face;
+    Vec3 origin;
+    double volume6 = 0;
+    Box3 bounds;
+  };
+  std::map<size_t, Part> parts;
+  for (size_t t = 0; t < triangles.size(); ++t) {
+    const Triangle& tri = triangles[t];
+    Part& part =
+        parts.try_emplace(root(t), Part{t, vertices[static_cast<size_t>(tri[0])], 0, Box3{}})
+            .first->second;
+    Vec3 c[3];
+    for (size_t k = 0; k < 3; ++k) {
+      c[k] = vertices[static_cast<size_t>(tri[k])] - part.origin;
+      part.bounds.grow(vertices[static_cast<size_t>(tri[k])]);
+    }
+    part.volume6 += c[0].dot(c[1].cross(c[2]));
+  }
+  double total = 0;
+  const Part* outward = nullptr;
+  const Part* inward = nullptr;
+  for (const auto& [key, part] : parts) {
+    const double size = (part.bounds.max - part.bounds.min).norm();
+    if (!(std::abs(part.volume6) > 1e-9 * size * size * size))
+      throw std::invalid_argument("the part of the surface with " + names.face(part.first_face) +
+                                  " encloses no volume (a sheet covered from both sides?): a "
+                                  "rigid obstacle's mesh must enclose its volume");
+    (part.volume6 > 0 ? outward : inward) = &part;
+    total += part.volume6;
+  }
+  if (outward && inward)
+    throw std::invalid_argument(
+        "the part of the surface with " + names.face(inward->first_face) +
+        " is wound the other way from the part with " + names.face(outward->first_face) +
+        ": wind every part outward (hollow obstacles, a cavity inside a part, are not supported)");
+  return total;
+}
+
 }  // namespace
 
-RigidSurface::RigidSurface(SurfaceMesh mesh) : vertices_(std::move(mesh.vertices)), bvh_({}, {}) {
+RigidSurface::RigidSurface(SurfaceMesh mesh) : vertices_(mesh.vertices), bvh_({}, {}) {
+  const Names names{mesh};
   std::vector<Triangle>& triangles = mesh.triangles;
   if (triangles.size() < 4)
     throw std::invalid_argument("a closed surface needs at least 4 faces, this one has " +
@@ -53,7 +135,7 @@ RigidSurface::RigidSurface(SurfaceMesh mesh) : vertices_(std::move(mesh.vertices
   for (size_t t = 0; t < triangles.size(); ++t) {
     for (Index v : triangles[t])
       if (v < 0 || v >= n)
-        throw std::invalid_argument(face_name(t) + " names vertex " + std::to_string(v + 1) +
+        throw std::invalid_argument(names.face(t) + " names vertex " + std::to_string(v + 1) +
                                     " of " + std::to_string(n));
     const Vec3 &a = vertices_[static_cast<size_t>(triangles[t][0])],
                &b = vertices_[static_cast<size_t>(triangles[t][1])],
@@ -63,12 +145,13 @@ RigidSurface::RigidSurface(SurfaceMesh mesh) : vertices_(std::move(mesh.vertices
         std::max({(b - a).squaredNorm(), (c - a).squaredNorm(), (c - b).squaredNorm()});
     // Zero area (relative to its longest edge): no normal, so no sign near it.
     if (!(area2 > 1e-12 * scale))
-      throw std::invalid_argument(face_name(t) + " (vertices " +
-                                  std::to_string(triangles[t][0] + 1) + " " +
-                                  std::to_string(triangles[t][1] + 1) + " " +
-                                  std::to_string(triangles[t][2] + 1) + ") has no area");
+      throw std::invalid_argument(names.face(t) + " (" + names.vertex(triangles[t][0]) + ", " +
+                                  names.vertex(triangles[t][1]) + ", " +
+                                  names.vertex(triangles[t][2]) + ") has no area");
   }
-  check_closed_and_oriented(triangles);
+  check_closed_and_oriented(triangles, names);
+  // Wound inward as a whole: turned outward below (after the renumbering).
+  const double volume6 = enclosed_volume6(vertices_, triangles, names);
   // Only the faces' vertices: an OBJ may list others (write_surface_obj lists a tetrahedral
   // mesh's interior ones), and every vertex is a corner the detection presses against the body.
   {
@@ -85,16 +168,9 @@ RigidSurface::RigidSurface(SurfaceMesh mesh) : vertices_(std::move(mesh.vertices
       }
     vertices_ = std::move(used);
   }
-  // The enclosed volume by the divergence theorem: negative for an inward-wound surface.
-  double volume6 = 0;
-  for (const Triangle& tri : triangles)
-    volume6 += vertices_[static_cast<size_t>(tri[0])].dot(
-        vertices_[static_cast<size_t>(tri[1])].cross(vertices_[static_cast<size_t>(tri[2])]));
-  if (volume6 < 0) {
+  if (volume6 < 0)
     for (Triangle& tri : triangles) std::swap(tri[1], tri[2]);
-    volume6 = -volume6;
-  }
-  volume_ = volume6 / 6;
+  volume_ = std::abs(volume6) / 6;
 
   face_normal_.resize(triangles.size());
   vertex_normal_.assign(vertices_.size(), Vec3::Zero());

@@ -70,10 +70,12 @@ class SurfaceBvh {
     }
   }
 
-  // The triangle nearest to p within `limit` (-1 if none), by branch and bound: `distance(t)` is
-  // triangle t's distance from p, and a box farther than the best so far is skipped. Children are
-  // visited nearer first, so the bound tightens fast. Ties go to the lower-numbered triangle, so
-  // the answer does not depend on the tree's shape.
+  // The triangle nearest to p closer than `limit` (-1 if none; one exactly at `limit` is not
+  // returned), by branch and bound: `distance(t)` is triangle t's distance from p, and a box
+  // farther than the best so far is skipped. Children are visited nearer first, so the bound
+  // tightens fast. Exact ties go to the lower-numbered triangle (boxes and triangles are compared
+  // in floating point, so near-ties may depend on the tree's shape; a given tree answers the same
+  // every time).
   template <typename Distance>
   Index nearest(const Vec3& p, double limit, Distance&& distance) const {
     Index best = -1;

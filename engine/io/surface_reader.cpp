@@ -56,8 +56,10 @@ SurfaceMesh parse_ascii_stl(const std::string& path, std::string_view content) {
   TextScanner in(path, content);
   in.expect("solid");
   in.rest_of_line();  // the solid's name
+  mesh.vertex_numbers_from_file = false;
   while (true) {
     const std::string_view keyword = in.next("'facet' or 'endsolid'");
+    const long line = in.line();  // the facet's
     if (keyword == "endsolid") break;
     if (keyword != "facet")
       in.fail("expected 'facet' or 'endsolid', found '" + std::string(keyword) + "'");
@@ -76,6 +78,7 @@ SurfaceMesh parse_ascii_stl(const std::string& path, std::string_view content) {
     in.expect("endloop");
     in.expect("endfacet");
     mesh.triangles.push_back(tri);
+    mesh.face_lines.push_back(line);
   }
   return mesh;
 }
@@ -87,6 +90,8 @@ SurfaceMesh parse_binary_stl(const std::string& path, std::string_view content) 
     in.fail("the header announces " + std::to_string(count) + " triangles but the file holds " +
             std::to_string((content.size() - 84) / 50));
   SurfaceMesh mesh;
+  mesh.vertex_numbers_from_file = false;
+  mesh.faces_by_line = false;
   VertexWelder weld(mesh);
   mesh.triangles.reserve(count);
   for (std::uint32_t t = 0; t < count; ++t) {
@@ -101,6 +106,7 @@ SurfaceMesh parse_binary_stl(const std::string& path, std::string_view content) 
     }
     in.read<std::uint16_t>("the attribute byte count");
     mesh.triangles.push_back(tri);
+    mesh.face_lines.push_back(static_cast<long>(t) + 1);
   }
   return mesh;
 }
@@ -143,8 +149,10 @@ SurfaceMesh parse_surface_obj(const std::string& path, std::string_view content)
                " are defined before it");
         corners.push_back(static_cast<Index>(index - 1));
       }
-      for (size_t k = 1; k + 1 < corners.size(); ++k)
+      for (size_t k = 1; k + 1 < corners.size(); ++k) {
         mesh.triangles.push_back({corners[0], corners[k], corners[k + 1]});
+        mesh.face_lines.push_back(line);
+      }
     }
     // vt, vn, vp, g, o, s, usemtl, mtllib, l, p, ...: not shape, ignored.
   }

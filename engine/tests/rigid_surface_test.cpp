@@ -153,6 +153,46 @@ TEST(RigidSurface, AnOpenMisorientedOrDegenerateSurfaceIsRefusedNamingTheFault) 
   few.vertices = {Vec3::Zero(), Vec3::UnitX(), Vec3::UnitY()};
   few.triangles = {{0, 1, 2}, {0, 2, 1}};
   EXPECT_NE(message(few).find("at least 4 faces"), std::string::npos);
+
+  // Parts wound different ways have no inside to tell (a second box wound inward read +0.2 at its
+  // centre, outside); neither has a sheet covered from both sides (everything under it read
+  // inside). Both were accepted: the check summed the whole surface's volume.
+  const auto two_boxes = [](bool second_inward) {
+    SurfaceMesh s = test::box_surface(Vec3(0.1, 0.1, 0.1));
+    SurfaceMesh other = test::box_surface(Vec3(0.2, 0.2, 0.2));
+    const auto offset = static_cast<Index>(s.vertices.size());
+    for (const Vec3& x : other.vertices) s.vertices.push_back(x + Vec3(1, 0, 0));
+    for (Triangle t : other.triangles) {
+      if (second_inward) std::swap(t[1], t[2]);
+      s.triangles.push_back({t[0] + offset, t[1] + offset, t[2] + offset});
+    }
+    return s;
+  };
+  EXPECT_EQ(message(two_boxes(false)), "accepted");
+  EXPECT_NE(
+      message(two_boxes(true)).find("face 13 is wound the other way from the part with face 1"),
+      std::string::npos)
+      << message(two_boxes(true));
+  SurfaceMesh sheet;
+  sheet.vertices = {Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(1, 0, 1), Vec3(0, 0, 1)};
+  sheet.triangles = {{0, 1, 2}, {0, 2, 3}, {1, 0, 3}, {1, 3, 2}};  // each side its own diagonal
+  EXPECT_NE(message(sheet).find("encloses no volume"), std::string::npos) << message(sheet);
+  // Faults are named as the file names them: an OBJ polygon's line (its fan's triangles share
+  // it), an STL's corners by position (their numbers are made by merging).
+  SurfaceMesh from_obj = test::box_surface(Vec3(1, 1, 1));
+  from_obj.face_lines.assign(from_obj.triangles.size(), 0);
+  for (size_t t = 0; t < from_obj.triangles.size(); ++t)
+    from_obj.face_lines[t] = 10 + static_cast<long>(t / 2);  // quads, fanned
+  from_obj.vertices[7] = from_obj.vertices[3];
+  EXPECT_NE(
+      message(from_obj).find("the face on line 11 (vertex 2, vertex 4, vertex 8) has no area"),
+      std::string::npos)
+      << message(from_obj);
+  SurfaceMesh from_stl = test::box_surface(Vec3(1, 1, 1));
+  from_stl.vertex_numbers_from_file = false;
+  from_stl.triangles.pop_back();
+  EXPECT_NE(message(from_stl).find("the edge between the corners at ("), std::string::npos)
+      << message(from_stl);
 }
 
 }  // namespace

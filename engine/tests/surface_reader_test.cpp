@@ -69,6 +69,9 @@ TEST(SurfaceReader, ObjReadsWhatExportersWrite) {
   EXPECT_EQ(mesh.triangles[2], (Triangle{0, 1, 4}));
   const RigidSurface pyramid(mesh);  // closed and oriented
   EXPECT_NEAR(pyramid.volume(), 1.0 / 3, 1e-15);
+  // Each triangle knows its line (the quad's two share line 14), for messages.
+  EXPECT_EQ(mesh.face_lines, (std::vector<long>{14, 14, 15, 16, 17, 18}));
+  EXPECT_TRUE(mesh.vertex_numbers_from_file);
 }
 
 TEST(SurfaceReader, MalformedFilesAreNamedByLineAndProblem) {
