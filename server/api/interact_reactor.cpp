@@ -70,7 +70,8 @@ void InteractReactor::OnReadDone(bool ok) {
 
 void InteractReactor::answer(const v1::ToolCommand& command, Clock::time_point received) {
   v1::ForceReply reply;
-  answer_tool_command(*session_, *tool_, caller_, streams_, command, received, metrics_, reply);
+  answer_tool_command(*session_, *tool_, caller_, streams_, sessions_.tool_meshes(), command,
+                      received, metrics_, reply);
   std::unique_lock lock(mutex_);
   if (finished_) return;
   // While a write is in flight (the front, owned by gRPC) the newest reply supersedes a queued

@@ -117,7 +117,8 @@ void to_proto(const codec::ToolContactModel& model, v1::ContactProblemEncoding e
   out.set_step(model.step);
 }
 
-std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, ToolInput& out) {
+std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices,
+                                  const ToolMeshes& tool_meshes, ToolInput& out) {
   ToolInput in;
   if (!finite(c.pose().position())) return "pose.position: not finite";
   if (!finite(c.velocity())) return "velocity: not finite";
@@ -140,6 +141,13 @@ std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, 
       break;
     case v1::TOOL_SHAPE_CAPSULE:
       in.shape = ObstacleShape::kCapsule;
+      break;
+    case v1::TOOL_SHAPE_MESH:
+      in.shape = ObstacleShape::kMesh;
+      in.surface = tool_meshes.find(c.tool_mesh());
+      if (!in.surface)
+        return "tool_mesh: no tool surface '" + c.tool_mesh() +
+               "' on this server (available: " + tool_meshes.names() + ")";
       break;
     default:
       return "shape: unknown tool shape " + std::to_string(c.shape());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "server/sessions/session.h"
+#include "server/sessions/tool_meshes.h"
 #include "softbody/v1/interact.pb.h"
 #include "softbody/v1/session.pb.h"
 #include "softbody/v1/state.pb.h"
@@ -21,6 +22,8 @@ void to_proto(const codec::ToolContactModel& model, v1::ContactProblemEncoding e
               v1::ContactProblemModel& out);
 
 // Validated tool command. Returns an empty string or the problem ("pose.position: not finite").
-std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices, ToolInput& out);
+// A MESH tool's surface is looked up in `tool_meshes`.
+std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices,
+                                  const ToolMeshes& tool_meshes, ToolInput& out);
 
 }  // namespace softbody::server

@@ -154,6 +154,16 @@ grpc::Status SimulationService::ListScenes(const Caller&, const v1::ListScenesRe
       e->set_description(s.description);
     }
     describe_settings(*response->mutable_settings());
+    for (const ToolMeshes::Entry& tool : sessions_.tool_meshes().entries()) {
+      v1::ToolMeshEntry* e = response->add_tool_meshes();
+      e->set_name(tool.name);
+      e->set_description(tool.description);
+      Obstacle shape;
+      shape.shape = ObstacleShape::kMesh;
+      shape.surface = tool.surface;
+      shape.trajectory = make_constant_trajectory(Vec3::Zero());  // a shape, not a moving thing
+      to_proto(shape, ObstaclePose{}, *e->mutable_geometry());
+    }
   });
 }
 

@@ -67,7 +67,10 @@ nlohmann::json default_upload_scene() {
 }  // namespace
 
 SessionManager::SessionManager(ManagerOptions options, Scheduler& scheduler, Metrics& metrics)
-    : options_(std::move(options)), scheduler_(scheduler), metrics_(metrics) {
+    : options_(std::move(options)),
+      tool_meshes_(options_.scenes_dir),
+      scheduler_(scheduler),
+      metrics_(metrics) {
   bodies_ = [this](const std::string& key,
                    const std::function<std::shared_ptr<const SceneBody>()>& build) {
     return cached_body(key, build);

@@ -16,6 +16,7 @@
 #include "server/sessions/new_session.h"
 #include "server/sessions/scheduler.h"
 #include "server/sessions/session.h"
+#include "server/sessions/tool_meshes.h"
 #include "softbody/v1/cluster.pb.h"
 #include "softbody/v1/session.pb.h"
 
@@ -82,6 +83,8 @@ class SessionManager {
   bool shutting_down() const;
   int size() const;
   int body_cache_size() const;
+  // The tool surfaces ToolCommand's MESH shape may name (meshes/tools/tools.json).
+  const ToolMeshes& tool_meshes() const { return tool_meshes_; }
 
  private:
   // Throws UNAVAILABLE while shutting down, RESOURCE_EXHAUSTED at --max-sessions or
@@ -103,6 +106,7 @@ class SessionManager {
       const std::string& key, const std::function<std::shared_ptr<const SceneBody>()>& build);
 
   ManagerOptions options_;
+  ToolMeshes tool_meshes_;
   Scheduler& scheduler_;
   Metrics& metrics_;
   BodyProvider bodies_;

@@ -21,7 +21,7 @@ codec::Mat3d to_array(const Mat3& m) {
 }  // namespace
 
 bool same_tool_configuration(const ToolInput& a, const ToolInput& b) {
-  return a.mode == b.mode && a.shape == b.shape && a.radius == b.radius &&
+  return a.mode == b.mode && a.shape == b.shape && a.surface == b.surface && a.radius == b.radius &&
          a.half_length == b.half_length && a.orientation.coeffs() == b.orientation.coeffs() &&
          a.contact.stiffness == b.contact.stiffness && a.contact.damping == b.contact.damping &&
          a.contact.friction == b.contact.friction && a.contact.model == b.contact.model &&
@@ -35,6 +35,10 @@ Obstacle tool_obstacle(const ToolInput& input) {
   o.radius = input.radius;
   o.half_length = input.half_length;
   o.axis = input.orientation * Vec3::UnitX();
+  if (input.shape == ObstacleShape::kMesh) {
+    o.surface = input.surface;
+    o.rotation = input.orientation.toRotationMatrix();
+  }
   o.contact = input.contact;
   o.trajectory = make_sampled_trajectory(input.position, input.velocity);
   return o;

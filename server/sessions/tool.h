@@ -30,6 +30,7 @@ struct ToolInput {
   Eigen::Quaterniond orientation = Eigen::Quaterniond::Identity();
   double radius = 0.01;
   double half_length = 0;
+  std::shared_ptr<const RigidSurface> surface;  // kMesh's, from the server's ToolMeshes
   ContactParameters contact{.stiffness = 2e4, .damping = 50, .friction = 1e4};
   double grab_stiffness = 200;
   double grab_damping = 2;

@@ -6,8 +6,8 @@
 namespace softbody::server {
 
 void answer_tool_command(Session& session, Tool& tool, const Caller& caller, CallerStreams& streams,
-                         const v1::ToolCommand& command, Clock::time_point received,
-                         Metrics& metrics, v1::ForceReply& reply) {
+                         const ToolMeshes& tool_meshes, const v1::ToolCommand& command,
+                         Clock::time_point received, Metrics& metrics, v1::ForceReply& reply) {
   reply.Clear();
   reply.set_sequence(command.sequence());
   reply.set_client_time_s(command.client_time_s());
@@ -19,7 +19,8 @@ void answer_tool_command(Session& session, Tool& tool, const Caller& caller, Cal
     return;
   }
   ToolInput input;
-  std::string problem = tool_input_from_proto(command, session.mesh().num_vertices(), input);
+  std::string problem =
+      tool_input_from_proto(command, session.mesh().num_vertices(), tool_meshes, input);
   if (problem.empty() && input.contact.model == ContactModel::kConstraint &&
       !solver_keeps_factor(session.options().solver))
     problem =

@@ -7,12 +7,14 @@
 
 #include "server/auth/quota.h"
 #include "server/sessions/session.h"
+#include "server/sessions/tool_meshes.h"
 #include "softbody/v1/interact.pb.h"
 
 namespace softbody::server {
 
+// A MESH tool names its surface among `tool_meshes` (the server's).
 void answer_tool_command(Session& session, Tool& tool, const Caller& caller, CallerStreams& streams,
-                         const v1::ToolCommand& command, Clock::time_point received,
-                         Metrics& metrics, v1::ForceReply& reply);
+                         const ToolMeshes& tool_meshes, const v1::ToolCommand& command,
+                         Clock::time_point received, Metrics& metrics, v1::ForceReply& reply);
 
 }  // namespace softbody::server

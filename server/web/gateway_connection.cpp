@@ -347,8 +347,9 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
   const std::uint32_t superseded = force_ ? force_message_.force().superseded() + 1 : 0;
   if (carry) carried.Swap(force_message_.mutable_force()->mutable_contact_problem());
   force_message_.Clear();
-  answer_tool_command(*tool_session_, *tool_, caller_, gateway_.service().caller_streams(), command,
-                      received, gateway_.metrics(), *force_message_.mutable_force());
+  answer_tool_command(*tool_session_, *tool_, caller_, gateway_.service().caller_streams(),
+                      gateway_.sessions().tool_meshes(), command, received, gateway_.metrics(),
+                      *force_message_.mutable_force());
   if (force_) {
     ++forces_coalesced_;
     gateway_.metrics().websocket_force_replies_coalesced.fetch_add(1, std::memory_order_relaxed);

@@ -342,6 +342,64 @@ TEST_F(Streams, AConstraintToolIsPushedOutOfTheBodyAtEveryDepth) {
   EXPECT_TRUE(stream2->Finish().ok());
 }
 
+// A tool of the server's own shape (ToolShape MESH, meshes/tools/tools.json): ListScenes offers the
+// blade in metres, and pressed edge first into the cantilever (constraint contact) its force
+// never pulls it in and grows with depth; an unknown surface is refused naming the field.
+TEST_F(Streams, AMeshToolFromTheServersListPressesTheBody) {
+  auto stub = server_->stub();
+  v1::ListScenesResponse listed;
+  ASSERT_TRUE(stub->ListScenes(context().get(), v1::ListScenesRequest(), &listed).ok());
+  ASSERT_EQ(listed.tool_meshes_size(), 1);
+  const v1::ToolMeshEntry& blade = listed.tool_meshes(0);
+  EXPECT_EQ(blade.name(), "blade");
+  EXPECT_EQ(blade.geometry().shape(), v1::OBSTACLE_SHAPE_MESH);
+  double top = -1;
+  for (int i = 1; i < blade.geometry().mesh_vertices_size(); i += 3)
+    top = std::max(top, blade.geometry().mesh_vertices(i));
+  EXPECT_DOUBLE_EQ(top, 0.008);  // 8 mm tall, read in millimetres
+
+  const v1::SessionInfo s = create_session(*stub, "cantilever", true);
+  const double x = 0.105, z = 0.025, y0 = s.rest_bounds().max().y() + 0.002;
+  auto ctx = context();
+  auto stream = stub->Interact(ctx.get());
+  const auto press = [&](std::uint64_t seq, double y, const std::string& tool) {
+    v1::ToolCommand c = poke(s.id(), seq, x, y, 0, z);
+    c.set_shape(v1::TOOL_SHAPE_MESH);
+    c.set_tool_mesh(tool);
+    c.set_contact_model(v1::CONTACT_MODEL_CONSTRAINT);
+    c.set_friction_coefficient(0.3);
+    return c;
+  };
+  v1::ForceReply reply;
+  std::vector<double> fy;
+  for (int i = 0; i < 8; ++i) {  // 1 mm per step, down to 5 mm into the beam
+    const double y = y0 - 1e-3 * i;
+    ASSERT_TRUE(stream->Write(press(static_cast<std::uint64_t>(2 * i), y, "blade")));
+    ASSERT_TRUE(stream->Read(&reply));
+    ASSERT_TRUE(reply.rejected().empty()) << reply.rejected();
+    ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1).ok());
+    ASSERT_TRUE(stream->Write(press(static_cast<std::uint64_t>(2 * i + 1), y, "blade")));
+    ASSERT_TRUE(stream->Read(&reply));
+    fy.push_back(reply.force().y());
+    EXPECT_GE(reply.force().y(), 0) << "depth step " << i;  // never pulls the tool in
+    EXPECT_LT(std::abs(reply.force().x()) + std::abs(reply.force().z()), reply.force().y() + 1e-9);
+  }
+  EXPECT_EQ(fy[0], 0.0);           // 2 mm above: no contact
+  EXPECT_GE(reply.contacts(), 1);
+  const auto first = static_cast<size_t>(
+      std::find_if(fy.begin(), fy.end(), [](double f) { return f > 0; }) - fy.begin());
+  ASSERT_LT(first + 2, fy.size());
+  EXPECT_GT(fy.back(), fy[first + 1]);
+  EXPECT_GT(fy[first + 1], fy[first]);
+
+  ASSERT_TRUE(stream->Write(press(100, y0, "scalpel")));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.rejected(),
+            "tool_mesh: no tool surface 'scalpel' on this server (available: blade)");
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+}
+
 // A client on a slow link asks for the contact problem's compliance as float32 upper triangle
 // (ContactProblemEncoding UPPER_FLOAT): the reply carries that instead of the whole matrix, in
 // under 40 % of the bytes, and re-solving the decoded problem at the stepped pose gives the force
