@@ -218,6 +218,38 @@ describe("browser client", () => {
     expect((await probe(page)).lastError).toBe("");  // the server took the constraint command
   });
 
+  it("pokes with a tool surface the server offers", async () => {
+    const { page } = trainee;
+    // The server's list (ListScenes' tool_meshes) fills the choice; the blade presses by
+    // constraint contact and the server answers its commands with a force, refusing none.
+    await waitFor(async () => (await page.locator("#poke-shape option").count()) >= 2, 10000, "the tool list");
+    await page.selectOption("#poke-shape", "blade");
+    expect((await probe(page)).pokeTool).toBe("blade");
+    await page.check("#contact-constraint");
+    await pressOnBody(page, "poke");
+    try {
+      // Unlike the sphere, the blade's edge is at the cursor's depth: the wheel pushes it in, as
+      // a user would, a few percent at a time until it presses.
+      for (let k = 0; k < 30 && (await probe(page)).lastForce <= 0.01; ++k) {
+        await page.mouse.wheel(0, 20);
+        await page.waitForTimeout(200);
+      }
+      await waitFor(async () => (await probe(page)).lastForce > 0.01, 20000, "the blade's contact force").catch(
+        async (e) => {
+          await shot(page, "05c-failed-blade.png");
+          throw new Error(`${e.message}: ${JSON.stringify(await probe(page))}`);
+        });
+      await shot(page, "05c-blade.png");
+    } finally {
+      await page.mouse.up();
+      await page.uncheck("#contact-constraint");
+      await page.selectOption("#poke-shape", "");
+      await page.check('input[name="tool"][value="orbit"]');
+    }
+    expect((await probe(page)).lastError).toBe("");  // no command refused
+    expect((await probe(page)).pokeTool).toBe("sphere");
+  });
+
   it("pause stops the frames for everyone; resume restarts them", async () => {
     const { page } = trainee;
     await page.click("#pause");

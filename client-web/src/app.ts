@@ -2,7 +2,8 @@
 // then a state subscription), renders it at display rate with the WebAssembly pipeline, sends the
 // mouse tools' commands, and drives the simulation controls. `?server=host:port` connects to
 // another server; `?session=ID` joins a session at once (a link an instructor can share).
-import type { SessionInfo, Topology } from "./gen/softbody/v1/session_pb";
+import * as THREE from "three";
+import type { SessionInfo, ToolMeshEntry, Topology } from "./gen/softbody/v1/session_pb";
 import { ControlAction, SessionStatus } from "./gen/softbody/v1/session_pb";
 import { StreamEnded_Stream, type StreamEnded } from "./gen/softbody/v1/gateway_pb";
 import type { SessionMoved } from "./gen/softbody/v1/cluster_pb";
@@ -14,6 +15,7 @@ import { couplingForce } from "./tools/coupling_force";
 import { FrameClock } from "./codec/frame_clock";
 import { GatewayClient, GatewayError, type ConnectionState } from "./net/gateway_client";
 import { BodyView, type ColorMode } from "./render/view";
+import { meshObject } from "./render/obstacles";
 import { ToolController, type ToolKind } from "./tools/tool_controller";
 import { Hud } from "./ui/hud";
 import { drawLegend } from "./ui/legend";
@@ -37,6 +39,9 @@ function accessToken(): string | null {
   }
   return sessionStorage.getItem("softbody-token");
 }
+
+// A tool surface drawn at the cursor: the poke sphere's colour, its faces flat.
+const TOOL_MATERIAL = new THREE.MeshStandardMaterial({ color: 0xffaa33, transparent: true, opacity: 0.7, flatShading: true });
 
 // softbody-server labels the session it starts with --preload so (docs/api.md).
 const PRELOADED_LABEL = "preloaded";
@@ -88,6 +93,7 @@ export interface AppProbe {
   // The scene's obstacles drawn, and where their reference points are drawn this frame [m]
   obstacles: number;
   obstaclePositions: Array<{ x: number; y: number; z: number }>;
+  pokeTool: string;  // what the poke presses with: "sphere" or a tool surface's name
 }
 
 export class App {
@@ -108,6 +114,7 @@ export class App {
   private lastLegend = 0;
   private wasDisconnected = false;
   private errorTimer: ReturnType<typeof setTimeout> | null = null;
+  private toolMeshes = new Map<string, ToolMeshEntry>();  // the server's tool surfaces by name
   readonly probe: AppProbe = {
     connection: "connecting",
     sessionId: "",
@@ -131,6 +138,7 @@ export class App {
     identity: "",
     obstacles: 0,
     obstaclePositions: [],
+    pokeTool: "sphere",
   };
 
   constructor() {
@@ -158,6 +166,7 @@ export class App {
       get: () => (this.client.identity ? `${this.client.identity.subject} (${this.client.identity.role})` : ""),
     });
     Object.defineProperty(this.probe, "bodyOnScreen", { enumerable: true, get: () => this.view.bodyPointOnScreen() });
+    Object.defineProperty(this.probe, "pokeTool", { enumerable: true, get: () => this.tools.pokeTool });
     Object.defineProperty(this.probe, "obstacles", { enumerable: true, get: () => this.view.obstacles.count });
     Object.defineProperty(this.probe, "obstaclePositions", { enumerable: true, get: () => this.view.obstacles.positions() });
   }
@@ -396,6 +405,14 @@ export class App {
       );
       select.value = current && [...select.options].some((o) => o.value === current) ? current : "default";
       if (!select.value && select.options.length) select.selectedIndex = 0;
+      this.toolMeshes = new Map(reply.body.value.toolMeshes.map((t) => [t.name, t]));
+      const shapes = $("poke-shape") as HTMLSelectElement;
+      const chosen = shapes.value;
+      shapes.replaceChildren(
+        new Option("sphere", ""),
+        ...reply.body.value.toolMeshes.map((t) => Object.assign(new Option(t.name, t.name), { title: t.description })),
+      );
+      shapes.value = this.toolMeshes.has(chosen) ? chosen : "";
     } catch (e) {
       this.showError("Could not list scenes.", e);
     }
@@ -565,6 +582,10 @@ export class App {
     }
     input("contact-constraint").addEventListener("change", (e) => {
       this.tools.constraintContact = (e.target as HTMLInputElement).checked;
+    });
+    ($("poke-shape") as HTMLSelectElement).addEventListener("change", (e) => {
+      const tool = this.toolMeshes.get((e.target as HTMLSelectElement).value);
+      this.tools.setPokeMesh(tool?.geometry ? { name: tool.name, object: meshObject(tool.geometry, TOOL_MATERIAL) } : null);
     });
     setInterval(() => void this.refreshSessions(), 3000);
   }

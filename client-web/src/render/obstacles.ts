@@ -31,6 +31,15 @@ function basisFromNormal(n: THREE.Vector3, tangent?: THREE.Vector3): THREE.Quate
   return new THREE.Quaternion().setFromRotationMatrix(new THREE.Matrix4().makeBasis(x, y, z));
 }
 
+// A mesh geometry (ObstacleGeometry of shape MESH) as a three.js mesh in its own frame.
+export function meshObject(o: ObstacleGeometry, material: THREE.Material): THREE.Mesh {
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute("position", new THREE.BufferAttribute(Float32Array.from(o.meshVertices), 3));
+  geometry.setIndex(new THREE.BufferAttribute(Uint32Array.from(o.meshTriangles), 1));
+  geometry.computeVertexNormals();
+  return new THREE.Mesh(geometry, material);
+}
+
 export class ObstacleView {
   readonly group = new THREE.Group();
   private drawn: Drawn[] = [];
@@ -139,12 +148,7 @@ export class ObstacleView {
         return mesh;
       }
       case ObstacleShape.MESH: {
-        if (o.meshTriangles.length === 0) return null;
-        const geometry = new THREE.BufferGeometry();
-        geometry.setAttribute("position", new THREE.BufferAttribute(Float32Array.from(o.meshVertices), 3));
-        geometry.setIndex(new THREE.BufferAttribute(Uint32Array.from(o.meshTriangles), 1));
-        geometry.computeVertexNormals();
-        return new THREE.Mesh(geometry, this.faceted);
+        return o.meshTriangles.length === 0 ? null : meshObject(o, this.faceted);
       }
       default:
         return null;

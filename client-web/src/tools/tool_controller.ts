@@ -2,8 +2,8 @@
 // - grab: press on the surface and drag; the grabbed vertex is pulled by a spring towards the
 //   cursor, which moves in the plane facing the camera through the grabbed point. The force the
 //   server reports is drawn as an arrow.
-// - poke: a sphere follows the cursor at a depth the wheel changes and pushes the body (penalty
-//   contact) while the left button is held.
+// - poke: a sphere (or a tool surface the server offers: setPokeMesh) follows the cursor at a
+//   depth the wheel changes and pushes the body while the left button is held.
 // In both modes the right button orbits and the middle button pans; in "orbit" mode the left
 // button orbits as usual.
 import * as THREE from "three";
@@ -21,6 +21,7 @@ export interface ToolCommandInit {
   mode: ToolMode;
   shape: ToolShape;
   radius: number;
+  toolMesh: string;
   grabVertex?: number;
   grabStiffness: number;
   contactModel: ContactModel;
@@ -40,6 +41,22 @@ export class ToolController {
   // sets the candidate reach a constraint poke asks for (candidate_reach.ts).
   linkDelayS = 0;
   private readonly reach = new CandidateReach();
+  // The server's tool surface the poke presses with (ToolShape MESH), drawn at the cursor; null:
+  // the sphere.
+  private pokeMesh: { name: string; object: THREE.Object3D } | null = null;
+
+  setPokeMesh(mesh: { name: string; object: THREE.Object3D } | null): void {
+    if (this.pokeMesh) this.view.scene.remove(this.pokeMesh.object);
+    this.pokeMesh = mesh;
+    if (mesh) {
+      mesh.object.visible = false;
+      this.view.scene.add(mesh.object);
+    }
+  }
+
+  get pokeTool(): string {
+    return this.pokeMesh?.name ?? "sphere";
+  }
 
   /** Where the poking sphere is while it presses (null otherwise). */
   get pokePosition(): { x: number; y: number; z: number } | null {
@@ -142,8 +159,9 @@ export class ToolController {
       sessionId,
       sequence: ++this.sequence,
       clientTimeS: nowMs / 1000,
-      shape: ToolShape.SPHERE,
+      shape: this.pokeMesh ? ToolShape.MESH : ToolShape.SPHERE,
       radius: this.pokeRadius,
+      toolMesh: this.pokeMesh?.name ?? "",
       grabStiffness: this.grabStiffness,
       contactModel: this.constraintContact ? ContactModel.CONSTRAINT : ContactModel.PENALTY,
       frictionCoefficient: this.constraintContact ? this.frictionCoefficient : 0,
@@ -164,6 +182,7 @@ export class ToolController {
     const { grabArrow, pokeSphere } = this.view;
     grabArrow.visible = false;
     pokeSphere.visible = false;
+    if (this.pokeMesh) this.pokeMesh.object.visible = false;
     this.screenPosition = null;
     ++this.framesSinceMove;
     if (this.kind === "grab" && this.grabbed) {
@@ -180,9 +199,10 @@ export class ToolController {
         this.drawnAt(this.target);
       }
     } else if (this.kind === "poke" && this.pointerInside) {
-      pokeSphere.position.copy(this.target);
-      pokeSphere.scale.setScalar(this.pokeRadius);
-      pokeSphere.visible = true;
+      const drawn = this.pokeMesh?.object ?? pokeSphere;
+      drawn.position.copy(this.target);
+      if (!this.pokeMesh) pokeSphere.scale.setScalar(this.pokeRadius);
+      drawn.visible = true;
       this.drawnAt(this.target);
     }
   }
