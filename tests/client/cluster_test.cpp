@@ -312,13 +312,15 @@ TEST(Cluster, ALoadRunGoesOnAtTheNextHostWhenItsHostDrains) {
   nlohmann::json report;
   std::thread load([&] { report = run_load(o, progress); });
 
-  // Drain A once both sessions run there and are well into the measured window.
+  // Drain A once both sessions run there (a few steps each). Not later: the run lasts 4.5 s of
+  // wall time whatever the machine, and on a busy one the sessions reached 1 s of simulated time
+  // only after the run had ended (it then never drained, and the test failed on a slow machine).
   Client at_a(options_for(*a));
   const bool running = eventually([&] {
     auto sessions = at_a.list_sessions();
     if (!sessions || sessions->size() != 2) return false;
     for (const auto& s : *sessions)
-      if (s.last_step().sim_time() < 1.0) return false;
+      if (s.last_step().sim_time() < 0.05) return false;
     return true;
   });
   EXPECT_TRUE(running);
@@ -334,7 +336,7 @@ TEST(Cluster, ALoadRunGoesOnAtTheNextHostWhenItsHostDrains) {
   // Both sessions advanced over the window across the drain (a lost session would have 0), and
   // the streams went on at B: most commands answered, most frames received.
   for (const auto& rtf : report["real_time_factor"]["per_session"])
-    EXPECT_GT(rtf.get<double>(), 0.2);
+    EXPECT_GT(rtf.get<double>(), 0);  // how fast depends on the machine; that it went on does not
   EXPECT_GT(report["replies_received"].get<double>(), 0.5 * report["commands_sent"].get<double>());
   EXPECT_GT(report["frame_ratio"].get<double>(), 0.5);
   // The load tester deleted its sessions at B at the end; the store holds nothing.
