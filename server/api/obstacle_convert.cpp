@@ -3,15 +3,10 @@
 #include <Eigen/Geometry>
 
 #include "engine/contact/rigid_surface.h"
+#include "server/api/proto_convert.h"
 
 namespace softbody::server {
 namespace {
-
-void set(const Vec3& v, v1::Vec3& out) {
-  out.set_x(v.x());
-  out.set_y(v.y());
-  out.set_z(v.z());
-}
 
 v1::ObstacleShape shape_of(ObstacleShape shape) {
   switch (shape) {
@@ -32,7 +27,7 @@ v1::ObstacleShape shape_of(ObstacleShape shape) {
 }  // namespace
 
 void to_proto(const ObstaclePose& pose, v1::Pose& out) {
-  set(pose.position, *out.mutable_position());
+  to_proto(pose.position, *out.mutable_position());
   const Eigen::Quaterniond q(pose.rotation);
   v1::Quaternion& o = *out.mutable_orientation();
   o.set_w(q.w());
@@ -46,16 +41,16 @@ void to_proto(const Obstacle& o, const ObstaclePose& pose, v1::ObstacleGeometry&
   out.set_shape(shape_of(o.shape));
   switch (o.shape) {
     case ObstacleShape::kHalfSpace:
-      set(o.normal, *out.mutable_normal());
+      to_proto(o.normal, *out.mutable_normal());
       break;
     case ObstacleShape::kPlate:
-      set(o.normal, *out.mutable_normal());
-      set(plate_axes(o).first, *out.mutable_tangent());
+      to_proto(o.normal, *out.mutable_normal());
+      to_proto(plate_axes(o).first, *out.mutable_tangent());
       out.add_half_extent(o.half_extent[0]);
       out.add_half_extent(o.half_extent[1]);
       break;
     case ObstacleShape::kCapsule:
-      set(o.axis, *out.mutable_axis());
+      to_proto(o.axis, *out.mutable_axis());
       out.set_half_length(o.half_length);
       out.set_radius(o.radius);
       break;
