@@ -60,7 +60,14 @@ SurfaceMesh parse_ascii_stl(const std::string& path, std::string_view content) {
   while (true) {
     const std::string_view keyword = in.next("'facet' or 'endsolid'");
     const long line = in.line();  // the facet's
-    if (keyword == "endsolid") break;
+    if (keyword == "endsolid") {
+      in.rest_of_line();  // the solid's name again
+      // Exporters write one solid per part into one file: all of them are the surface.
+      if (in.at_end()) break;
+      in.expect("solid");
+      in.rest_of_line();
+      continue;
+    }
     if (keyword != "facet")
       in.fail("expected 'facet' or 'endsolid', found '" + std::string(keyword) + "'");
     in.expect("normal");
@@ -111,6 +118,19 @@ SurfaceMesh parse_binary_stl(const std::string& path, std::string_view content) 
   return mesh;
 }
 
+// Whether the bytes after an 80-byte header include ones no ASCII STL holds (NUL and control
+// characters other than whitespace): a binary STL whose header begins with "solid", as some
+// exporters write, whose size is wrong (truncated) is then named as a binary file, not reported
+// as a malformed ASCII one.
+bool holds_binary_bytes(std::string_view content) {
+  if (content.size() <= 80) return false;
+  return std::any_of(content.begin() + 80, content.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 && byte != '\n' && byte != '\r' && byte != '\t' && byte != '\f' &&
+           byte != '\v';
+  });
+}
+
 }  // namespace
 
 SurfaceMesh parse_surface_obj(const std::string& path, std::string_view content) {
@@ -119,7 +139,10 @@ SurfaceMesh parse_surface_obj(const std::string& path, std::string_view content)
   while (!in.at_end()) {
     const long line = in.line();
     const std::string_view keyword = in.next("a record");
-    const std::vector<std::string_view> fields = split(in.rest_of_line());
+    // A comment may also end a record's line ("f 1 2 3 # lid"): its fields stop there.
+    std::string_view rest = in.rest_of_line();
+    rest = rest.substr(0, rest.find('#'));
+    const std::vector<std::string_view> fields = split(rest);
     const auto fail = [&](const std::string& problem) { in.fail_at_line(line, problem); };
     if (keyword == "v") {
       // x y z, then an optional w or a colour (ignored).
@@ -169,7 +192,8 @@ SurfaceMesh parse_surface_stl(const std::string& path, std::string_view content)
       return parse_binary_stl(path, content);
   }
   const size_t first = content.find_first_not_of(" \t\r\n");
-  if (first != std::string_view::npos && content.substr(first, 5) == "solid")
+  if (first != std::string_view::npos && content.substr(first, 5) == "solid" &&
+      !holds_binary_bytes(content))
     return parse_ascii_stl(path, content);
   if (content.size() < 84) throw MeshError(path, "too short for a binary STL (84-byte header)");
   return parse_binary_stl(path, content);  // its size is wrong: the reader says how

@@ -74,6 +74,39 @@ TEST(SurfaceReader, ObjReadsWhatExportersWrite) {
   EXPECT_TRUE(mesh.vertex_numbers_from_file);
 }
 
+// What exporters also write: a comment ending a record's line, and an ASCII STL of several
+// solids (one per part) in one file.
+TEST(SurfaceReader, TrailingCommentsAndSeveralSolidsAreRead) {
+  test::TempDir dir;
+  const SurfaceMesh obj =
+      read_surface_mesh(dir.write("commented.obj",
+                                  "v 0 0 0 # origin\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                                  "f 1 3 2 # base\nf 1 2 4\nf 1 4 3#side\nf 2 3 4\n"));
+  ASSERT_EQ(obj.triangles.size(), 4u);
+  EXPECT_EQ(obj.triangles[2], (Triangle{0, 3, 2}));
+  EXPECT_NEAR(RigidSurface(obj).volume(), 1.0 / 6, 1e-15);
+
+  // Two unit tetrahedra, each its own solid; the second one 2 m along x.
+  const auto facet = [](const Vec3& a, const Vec3& b, const Vec3& c) {
+    std::string out = "facet normal 0 0 0\nouter loop\n";
+    for (const Vec3& x : {a, b, c})
+      out += "vertex " + std::to_string(x.x()) + " " + std::to_string(x.y()) + " " +
+             std::to_string(x.z()) + "\n";
+    return out + "endloop\nendfacet\n";
+  };
+  const auto solid = [&](const std::string& name, double dx) {
+    const Vec3 o(dx, 0, 0), x(dx + 1, 0, 0), y(dx, 1, 0), z(dx, 0, 1);
+    return "solid " + name + "\n" + facet(o, y, x) + facet(o, x, z) + facet(o, z, y) +
+           facet(x, y, z) + "endsolid " + name + "\n";
+  };
+  const SurfaceMesh stl =
+      read_surface_mesh(dir.write("parts.stl", solid("first", 0) + solid("second", 2)));
+  EXPECT_EQ(stl.triangles.size(), 8u);
+  EXPECT_EQ(stl.vertices.size(), 8u);
+  EXPECT_NEAR(RigidSurface(stl).volume(), 2.0 / 6, 1e-12);
+  EXPECT_EQ(stl.face_lines.back(), 1 + 4 * 7 + 2 + 3 * 7 + 1);  // the last facet's line
+}
+
 TEST(SurfaceReader, MalformedFilesAreNamedByLineAndProblem) {
   EXPECT_EQ(error_of("a.obj", "v 0 0 0\nv 1 0\n"),
             "a.obj:2: a vertex needs 3 coordinates, found 2");
@@ -94,6 +127,17 @@ TEST(SurfaceReader, MalformedFilesAreNamedByLineAndProblem) {
   truncated[80] = 2;  // two triangles announced, one held
   EXPECT_EQ(error_of("h.stl", truncated),
             "h.stl: at byte 84: the header announces 2 triangles but the file holds 1");
+  // A binary STL whose header begins with "solid" (as some exporters write it), truncated: named
+  // as the binary file it is, not as ASCII text that went wrong.
+  std::string solid_header = truncated;
+  solid_header.replace(0, 11, "solid part1");
+  EXPECT_EQ(error_of("j.stl", solid_header),
+            "j.stl: at byte 84: the header announces 2 triangles but the file holds 1");
+  // Solids after the first are read, so their faults are found.
+  EXPECT_EQ(error_of("k.stl", "solid t\nendsolid t\nsolid u\nfacet normal 0 0 1\nouter lop\n"),
+            "k.stl:5: expected 'loop', found 'lop'");
+  EXPECT_EQ(error_of("l.stl", "solid t\nendsolid t\nfacet\n"),
+            "l.stl:3: expected 'solid', found 'facet'");
   EXPECT_EQ(error_of("i.ply", "ply\n"),
             "i.ply: unknown surface format '.ply' (supported: .obj, .stl)");
 }
