@@ -61,9 +61,33 @@ bool sleep_interruptible(double seconds) {
 
 }  // namespace
 
+Result<double> mesh_tool_reach_below(Client& client, const std::string& name) {
+  auto tools = client.list_tool_meshes();
+  if (!tools) return tools.error();
+  std::string available;
+  for (const auto& t : *tools) {
+    if (t.name() != name) {
+      available += (available.empty() ? "" : ", ") + t.name();
+      continue;
+    }
+    // The lowest vertex below the pose, the tool unturned (a device's rest orientation).
+    double lowest = 0;
+    const auto& xyz = t.geometry().mesh_vertices();  // 3 per vertex
+    for (int k = 1; k < xyz.size(); k += 3) lowest = std::min(lowest, xyz[k]);
+    return -lowest;
+  }
+  Error e;
+  e.code = grpc::StatusCode::INVALID_ARGUMENT;
+  e.message = "--tool-mesh: the server offers no tool surface '" + name +
+              "' (available: " + (available.empty() ? "none" : available) + ")";
+  return e;
+}
+
 int list(Client& client, bool json) {
   auto scenes = client.list_scenes();
   if (!scenes) return fail(scenes.error());
+  auto tools = client.list_tool_meshes();
+  if (!tools) return fail(tools.error());
   auto sessions = client.list_sessions();
   if (!sessions) return fail(sessions.error());
   if (json) {
@@ -71,11 +95,15 @@ int list(Client& client, bool json) {
     for (const auto& info : *sessions) *s.add_sessions() = info;
     v1::ListScenesResponse sc;
     for (const auto& e : *scenes) *sc.add_scenes() = e;
+    for (const auto& e : *tools) *sc.add_tool_meshes() = e;
     std::cout << "{\"scenes\": " << to_json(sc) << ", \"sessions\": " << to_json(s) << "}\n";
     return 0;
   }
   std::cout << "scenes:\n";
   for (const auto& e : *scenes) std::cout << "  " << e.name() << "  " << e.description() << '\n';
+  std::cout << "tool surfaces (haptic --tool-mesh NAME):\n";
+  if (tools->empty()) std::cout << "  (none)\n";
+  for (const auto& e : *tools) std::cout << "  " << e.name() << "  " << e.description() << '\n';
   std::cout << "sessions:\n";
   if (sessions->empty()) std::cout << "  (none)\n";
   for (const auto& s : *sessions) {
@@ -251,16 +279,23 @@ int haptic(Client& client, const HapticCommandOptions& h) {
   auto topology = client.topology(h.session);
   if (!topology) return fail(topology.error());
   HapticLoopOptions options = h.loop;
+  // How far the tool reaches below its pose: where it starts above the body.
+  double reach_below = options.tool.radius;
+  if (options.tool.shape == v1::TOOL_SHAPE_MESH) {
+    auto below = mesh_tool_reach_below(client, options.tool.tool_mesh);
+    if (!below) return fail(below.error());
+    reach_below = *below;
+  }
   std::unique_ptr<HapticDevice> device;
   try {
     if (!h.offset.empty())
       options.workspace.offset = parse_vec3_text(h.offset, "--offset " + h.offset);
     else if (device_has_own_frame(h.device))
-      options.workspace.offset = home_point(*topology, options.tool.radius);
+      options.workspace.offset = home_point(*topology, reach_below);
     // The simulated pen without a script presses 3 times (12 s) and finishes, unless --duration
     // says how long to go on.
-    device = make_device(h.device, default_pen_config(*topology, h.loop.tool.radius, 4,
-                                                      h.loop.duration_s > 0 ? 0 : 3));
+    device = make_device(
+        h.device, default_pen_config(*topology, reach_below, 4, h.loop.duration_s > 0 ? 0 : 3));
     if (!h.record_path.empty())
       device = std::make_unique<RecordingDevice>(std::move(device), h.record_path);
   } catch (const std::exception& e) {

@@ -26,6 +26,9 @@ struct HapticCommandOptions {
 };
 
 int list(Client& client, bool json);
+// How far the server's tool surface `name` reaches below its pose [m] (0 for an edge through it),
+// or an error naming the surfaces it offers.
+Result<double> mesh_tool_reach_below(Client& client, const std::string& name);
 struct CreateOptions {
   std::string scene;  // a shipped scene's name or a local .json file
   std::string mesh;   // a local mesh file to upload

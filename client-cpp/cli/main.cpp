@@ -117,6 +117,14 @@ int main(int argc, char** argv) {
                   "energy than the hand put in)");
     cmd->add_option("--radius", h.loop.tool.radius, "tool sphere radius [m]")
         ->capture_default_str();
+    cmd->add_option_function<std::string>(
+        "--tool-mesh",
+        [&h](const std::string& name) {
+          h.loop.tool.shape = softbody::v1::TOOL_SHAPE_MESH;
+          h.loop.tool.tool_mesh = name;
+        },
+        "hold a tool surface the server offers instead of the sphere (`softbody-client list` "
+        "names them, e.g. blade); best with --contact constraint");
     cmd->add_option("--stiffness", h.loop.tool.contact_stiffness, "contact stiffness [N/m]")
         ->capture_default_str();
     cmd->add_option_function<std::string>(

@@ -258,6 +258,13 @@ Result<std::vector<v1::SceneEntry>> Client::list_scenes() {
                 std::vector<v1::SceneEntry>(response.scenes().begin(), response.scenes().end()));
 }
 
+Result<std::vector<v1::ToolMeshEntry>> Client::list_tool_meshes() {
+  v1::ListScenesResponse response;
+  const grpc::Status status = stub().ListScenes(context().get(), {}, &response);
+  return result(status, std::vector<v1::ToolMeshEntry>(response.tool_meshes().begin(),
+                                                       response.tool_meshes().end()));
+}
+
 Result<v1::SessionInfo> Client::create_session(const v1::CreateSessionRequest& request) {
   v1::SessionInfo info;
   const grpc::Status status = stub().CreateSession(context().get(), request, &info);

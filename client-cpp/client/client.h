@@ -97,6 +97,8 @@ class Client {
   bool wait_until_connected(std::chrono::milliseconds timeout);
 
   Result<std::vector<v1::SceneEntry>> list_scenes();
+  // The tool surfaces the server offers (ToolShape MESH, ToolCommand.tool_mesh), in metres.
+  Result<std::vector<v1::ToolMeshEntry>> list_tool_meshes();
   Result<v1::SessionInfo> create_session(const v1::CreateSessionRequest& request);
   // A shipped scene by name, or a scene document when `scene` names an existing .json file.
   Result<v1::SessionInfo> create_session(const std::string& scene,

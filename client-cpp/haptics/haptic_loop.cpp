@@ -197,6 +197,7 @@ v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const V
   c.set_mode(mode_.load(std::memory_order_relaxed));
   c.set_radius(t.radius);
   c.set_half_length(t.half_length);
+  if (t.shape == v1::TOOL_SHAPE_MESH) c.set_tool_mesh(t.tool_mesh);
   c.set_buttons(device.buttons);
   c.set_contact_stiffness(t.contact_stiffness);
   c.set_contact_damping(t.contact_damping);

@@ -34,6 +34,8 @@ struct ToolSettings {
   softbody::v1::ToolShape shape = softbody::v1::TOOL_SHAPE_SPHERE;
   double radius = 0.008;   // [m]
   double half_length = 0;  // capsule [m]
+  // MESH: the name of a tool surface the server offers (ListScenesResponse.tool_meshes).
+  std::string tool_mesh;
   // Contact stiffness a desktop device can render stably at 1 kHz (a Geomagic Touch is rated
   // about 1.3 kN/m); the server's default (2e4 N/m) suits scripted tools, not hands. With
   // constraint contact it is the stiffness of the spring that couples the device to the tool the

@@ -59,6 +59,22 @@ TEST_F(CliFailures, WatchAndHapticAgainstAnUnreachableServerFailLoudly) {
   EXPECT_NE(missing.err.find("softbody-client: NOT_FOUND: "), std::string::npos) << missing.err;
 }
 
+// `haptic --tool-mesh NAME` holds a tool surface the server offers; an unknown name is refused
+// before the loop starts, naming the ones there are.
+TEST_F(CliFailures, HapticWithAToolSurfaceTheServerDoesNotOfferNamesTheOnesItDoes) {
+  auto unknown = cli("haptic " + id_ + " --tool-mesh scalpel --duration 2 --cpu -2");
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.err;
+  EXPECT_NE(unknown.err.find("softbody-client: INVALID_ARGUMENT: --tool-mesh: the server offers "
+                             "no tool surface 'scalpel' (available: blade)"),
+            std::string::npos)
+      << unknown.err;
+  auto listed = cli("list");
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("tool surfaces (haptic --tool-mesh NAME):\n  blade  A blunt blade"),
+            std::string::npos)
+      << listed.out;
+}
+
 TEST_F(CliFailures, WatchAndHapticOverTheServersLimitsNameTheLimit) {
   // The one subscriber and the one tool the server allows per session.
   auto subscription = client_->subscribe(id_, {}, [](const DecodedFrame&) {});

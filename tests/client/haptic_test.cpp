@@ -211,6 +211,62 @@ TEST(HapticLoop, WatchdogAndDisconnectZeroTheForce) {
   EXPECT_GT(report["ticks_disconnected"].get<long>(), 0);
 }
 
+// A tool surface the server offers (ToolShape MESH, here its blade, edge first) in the haptic
+// loop with constraint contact: the commands name it and none is refused, the edge is held at the
+// surface (the hand goes 8 mm further, the pen stops short of that), and the force the hand feels
+// pushes the pen out and grows with depth.
+TEST(HapticLoop, AToolSurfaceFromTheServerPressesWithConstraintContact) {
+  TestServer server;
+  Client client(options_for(server));
+  std::string id;
+  Topology topology;
+  ASSERT_NO_FATAL_FAILURE(open_cantilever(client, {"gravity=[0,0,0]"}, id, topology));
+  HapticLoopOptions o;
+  o.placement.cpu = -2;
+  o.tool.shape = v1::TOOL_SHAPE_MESH;
+  o.tool.tool_mesh = "blade";
+  o.tool.contact_model = v1::CONTACT_MODEL_CONSTRAINT;
+  o.tool.friction_coefficient = 0.3;
+  // The blade's edge runs through its pose: it starts the clearance above the top.
+  const Press press = press_on(topology, 0.0, 3.0, 1);
+  const std::string recording = temp_path("blade.csv");
+  {
+    auto device = std::make_unique<RecordingDevice>(
+        std::make_unique<SimulatedPen>(parse_simulated_pen_config(press.config)), recording);
+    HapticLoop loop(*device, o);
+    loop.connect(client, id);
+    loop.start();
+    ASSERT_TRUE(loop.wait(30)) << "the pen's single press lasts 3 s";
+    loop.stop();
+    const auto report = loop.report();
+    EXPECT_EQ(report["commands_rejected"].get<long>(), 0) << report["first_rejection"];
+    EXPECT_GT(report["ticks_rendered_by_contact_problem"].get<long>(), 500);
+  }
+  const auto samples = load_recording(recording);
+  std::filesystem::remove(recording);
+  double deepest = 0, shallow = 0, deep = 0;
+  long opposing = 0, in_contact = 0, n_shallow = 0, n_deep = 0;
+  for (const auto& x : samples) deepest = std::max(deepest, press.top - x.state.position[1]);
+  for (const auto& x : samples) {
+    const double depth = press.top - x.state.position[1];
+    if (depth < 5e-4) continue;
+    ++in_contact;
+    opposing += x.force[1] > 0;
+    if (depth < 0.5 * deepest)
+      shallow += x.force[1], ++n_shallow;
+    else
+      deep += x.force[1], ++n_deep;
+  }
+  ASSERT_GT(in_contact, 300) << "the blade must press into the beam";
+  EXPECT_GT(static_cast<double>(opposing), 0.95 * static_cast<double>(in_contact));
+  ASSERT_GT(n_shallow, 20);
+  ASSERT_GT(n_deep, 20);
+  EXPECT_GT(deep / static_cast<double>(n_deep), 1.5 * shallow / static_cast<double>(n_shallow));
+  const SimulatedPenConfig script = parse_simulated_pen_config(press.config);
+  const double hand_depth = press.top - (script.hand.start[1] - script.hand.depth);
+  EXPECT_LT(deepest, hand_depth - 1e-3) << "pen " << deepest << " hand " << hand_depth;
+}
+
 // One press-hold-release of constraint contact through `conditions` (none: straight to the
 // server): what the hand felt, from the device's recording.
 struct LinkRun {
