@@ -368,6 +368,46 @@ describe("browser client", () => {
     expect(instructor.problems).toEqual([]);
   });
 
+  it("keeps a body that slides away in view", async () => {
+    // scenes/incline.json: the block (6 cm across) slides down its incline (gravity tilted
+    // towards +x) at 0.59 m/s^2 for good. The camera, the grid and the floor's patch follow it.
+    const page = instructor.page;
+    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
+      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+    await client.connect();
+    const created = await client.request({ case: "createSession", value: { source: { case: "sceneName", value: "incline" } } });
+    expect(created.body.case).toBe("session");
+    const id = created.body.case === "session" ? created.body.value.id : "";
+    try {
+      await page.goto(`${server.url}?session=${id}`);
+      const start = await waitFor(async () => {
+        const s = await probe(page);
+        return s.sessionId === id && s.framesReceived > 2 ? s : null;
+      }, 30000, "the incline's frames");
+      expect(start.floorPatches.length).toBe(1);
+      // Four block sizes down the incline: beyond the first framing's view.
+      const away = await waitFor(async () => {
+        const s = await probe(page);
+        return s.maxDisplacement > 0.25 ? s : null;
+      }, 60000, "the block sliding 25 cm");
+      await shot(page, "06b-incline-followed.png");
+      const canvas = await page.locator("#view").boundingBox();
+      const onScreen = away.bodyOnScreen;
+      expect(onScreen).not.toBeNull();
+      expect(onScreen!.x).toBeGreaterThan(0);
+      expect(onScreen!.x).toBeLessThan(canvas!.width);
+      expect(onScreen!.y).toBeGreaterThan(0);
+      expect(onScreen!.y).toBeLessThan(canvas!.height);
+      // The patch moved along with the block (it started under the block at x ~ 0.02 m).
+      expect(away.floorPatches[0].x).toBeGreaterThan(0.1);
+      expect(away.floorPatches[0].y).toBeCloseTo(0, 9);
+    } finally {
+      await client.request({ case: "deleteSession", value: { sessionId: id } });
+      client.close();
+    }
+    expect(instructor.problems).toEqual([]);
+  });
+
   it("shows the server's refusal clearly", async () => {
     const { page } = trainee;
     // --max-sessions 3: two more fit, the third is refused.

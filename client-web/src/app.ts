@@ -93,6 +93,7 @@ export interface AppProbe {
   // The scene's obstacles drawn, and where their reference points are drawn this frame [m]
   obstacles: number;
   obstaclePositions: Array<{ x: number; y: number; z: number }>;
+  floorPatches: Array<{ x: number; y: number; z: number }>;  // half-spaces' patch centres [m]
   pokeTool: string;  // what the poke presses with: "sphere" or a tool surface's name
 }
 
@@ -138,6 +139,7 @@ export class App {
     identity: "",
     obstacles: 0,
     obstaclePositions: [],
+    floorPatches: [],
     pokeTool: "sphere",
   };
 
@@ -169,6 +171,7 @@ export class App {
     Object.defineProperty(this.probe, "pokeTool", { enumerable: true, get: () => this.tools.pokeTool });
     Object.defineProperty(this.probe, "obstacles", { enumerable: true, get: () => this.view.obstacles.count });
     Object.defineProperty(this.probe, "obstaclePositions", { enumerable: true, get: () => this.view.obstacles.positions() });
+    Object.defineProperty(this.probe, "floorPatches", { enumerable: true, get: () => this.view.obstacles.halfSpaceCentres() });
   }
 
   // A gateway connection whose events reach the page only while it is the current one (after a

@@ -43,6 +43,8 @@ export function meshObject(o: ObstacleGeometry, material: THREE.Material): THREE
 export class ObstacleView {
   readonly group = new THREE.Group();
   private drawn: Drawn[] = [];
+  // The half-spaces' patches and how to put each under a body centre.
+  private halfSpaces: Array<{ mesh: THREE.Mesh; place: (bodyCenter: THREE.Vector3) => void }> = [];
   private readonly solid = new THREE.MeshStandardMaterial({
     color: 0x9aa6b8, metalness: 0.35, roughness: 0.45, transparent: true, opacity: 0.7,
   });
@@ -65,6 +67,7 @@ export class ObstacleView {
   // the patch drawn for an unbounded half-space.
   set(obstacles: ObstacleGeometry[], bodyCenter: { x: number; y: number; z: number }, bodySize: number): void {
     this.clear();
+    this.halfSpaces = [];
     const center = vec(bodyCenter);
     for (const o of obstacles) {
       // One holder per obstacle, drawn or not, so frames' poses stay in step with the list.
@@ -92,6 +95,20 @@ export class ObstacleView {
       this.group.remove(d.holder);
     }
     this.drawn = [];
+  }
+
+  // Moves the half-spaces' patches under `bodyCenter` (the camera followed a body that went
+  // away: a block sliding down its incline would otherwise leave the patch behind).
+  centreHalfSpaces(bodyCenter: { x: number; y: number; z: number }): void {
+    for (const h of this.halfSpaces) h.place(vec(bodyCenter));
+  }
+
+  // World centres of the half-spaces' patches as drawn (for tests).
+  halfSpaceCentres(): Array<{ x: number; y: number; z: number }> {
+    return this.halfSpaces.map(({ mesh }) => {
+      const p = mesh.getWorldPosition(new THREE.Vector3());
+      return { x: p.x, y: p.y, z: p.z };
+    });
   }
 
   // A frame's poses (one per obstacle, or none when none moves): blending starts from what is shown.
@@ -122,8 +139,13 @@ export class ObstacleView {
         mesh.quaternion.copy(basisFromNormal(n));
         // The body's centre projected onto the plane, in the obstacle's frame.
         const reference = vec(o.pose?.position);
-        const offset = bodyCenter.clone().sub(reference);
-        mesh.position.copy(offset.addScaledVector(n, -offset.dot(n)).applyQuaternion(quat(o.pose?.orientation).invert()));
+        const unturn = quat(o.pose?.orientation).invert();
+        const place = (center: THREE.Vector3) => {
+          const offset = center.clone().sub(reference);
+          mesh.position.copy(offset.addScaledVector(n, -offset.dot(n)).applyQuaternion(unturn));
+        };
+        place(bodyCenter);
+        this.halfSpaces.push({ mesh, place });
         mesh.renderOrder = -1;
         return mesh;
       }

@@ -26,6 +26,7 @@ export class BodyView {
   displacementRange = 0;
   largestDisplacement = 0;  // of the displayed positions [m]
   private rangeFloor = 1e-3;
+  private framedSize = 1;  // the rest shape's diagonal, as framed [m]
 
   constructor(readonly canvas: HTMLCanvasElement) {
     this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true });
@@ -108,6 +109,30 @@ export class BodyView {
     positions.needsUpdate = true;
     normals.needsUpdate = true;
     (this.geometry.getAttribute("color") as THREE.BufferAttribute).needsUpdate = true;
+    this.follow(positions.array as Float32Array);
+  }
+
+  // Keeps a body that travels (a block sliding down an incline, a body falling off its support)
+  // in view: once its centroid is more than its size from where the camera looks, the camera, the
+  // grid and the half-spaces' patches move with it, by a translation (the user's view direction
+  // and distance stay). A body that only deforms never moves the view.
+  private follow(p: Float32Array): void {
+    const n = p.length / 3;
+    if (n === 0) return;
+    const c = new THREE.Vector3();
+    for (let i = 0; i < p.length; i += 3) c.set(c.x + p[i], c.y + p[i + 1], c.z + p[i + 2]);
+    c.divideScalar(n);
+    if (!Number.isFinite(c.x + c.y + c.z) || c.distanceTo(this.controls.target) <= this.framedSize) return;
+    const shift = c.clone().sub(this.controls.target);
+    this.camera.position.add(shift);
+    this.controls.target.add(shift);
+    // The grid by whole cells (a tenth of the body's size): its lines stay where they were on the
+    // floor, so the body is seen to move over it.
+    const cell = this.framedSize / 10;
+    this.grid.position.x += Math.round(shift.x / cell) * cell;
+    this.grid.position.z += Math.round(shift.z / cell) * cell;
+    this.obstacles.centreHalfSpaces(c);
+    this.controls.update();
   }
 
   // The surface point under a canvas position: the hit point and the nearest corner of the face.
@@ -176,6 +201,7 @@ export class BodyView {
     for (let i = 0; i < rest.length; i += 3) box.expandByPoint(p.set(rest[i], rest[i + 1], rest[i + 2]));
     const center = box.getCenter(new THREE.Vector3());
     const size = box.getSize(new THREE.Vector3()).length() || 1;
+    this.framedSize = size;
     this.rangeFloor = 1e-3 * size;
     this.displacementRange = this.rangeFloor;
     this.grid.scale.setScalar(size * 2);
