@@ -327,6 +327,10 @@ void Session::update_settings(const SettingsUpdate& u) {
   // The factor's confirmation for contact stands for the old model's matrix (a new material changes
   // it at the same positions): the next contact step evaluates the matrix again.
   state_.confirmed_factor.reset();
+  // BDF's history holds states of the old equations: a multistep formula over them would mix two
+  // models, so it starts over at order 1 (as after a new dt or a retry with substeps). A refused
+  // update (thrown above) keeps it.
+  state_.history = {};
   integrator_ = make_integrator(model_);  // the state keeps every memory the old one had
   effective_tolerance_ = model_->options.solver.tolerance;
   rtf_window_.clear();

@@ -319,8 +319,8 @@ TEST_F(Sessions, ALateSessionLoosensItsToleranceDownToTheFloorOnly) {
 }
 
 // The integrator changes live like any setting: a BDF(3) session continues under backward Euler
-// and back, its state (Prony memory included) carried over; an unknown name is refused naming
-// the field and the accepted values.
+// and back, its state (Prony memory included) carried over, BDF from order 1 after any change of
+// settings; an unknown name is refused naming the field and the accepted values.
 TEST_F(Sessions, TheIntegratorChangesLive) {
   auto stub = server_->stub();
   const v1::SessionInfo s = create_session(*stub, "liver-creep", true);
@@ -341,6 +341,13 @@ TEST_F(Sessions, TheIntegratorChangesLive) {
   ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
   ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 2, &info).ok());
   EXPECT_EQ(info.last_step().bdf_order(), 2);  // order 1, then 2 from its own history
+  // Any other setting changes the equations the history solved: BDF starts over at order 1.
+  v1::UpdateSettingsRequest damping;
+  damping.set_session_id(s.id());
+  damping.mutable_settings()->set_damping_alpha(info.settings().damping_alpha() + 0.5);
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), damping, &info).ok());
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1, &info).ok());
+  EXPECT_EQ(info.last_step().bdf_order(), 1);
 
   update.mutable_settings()->set_integrator("verlet");
   const grpc::Status refused = stub->UpdateSettings(context().get(), update, &info);
