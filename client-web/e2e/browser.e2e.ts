@@ -185,6 +185,8 @@ describe("browser client", () => {
   it("pokes with constraint contact from its toggle, feels the body and re-solves its contacts", async () => {
     const { page } = trainee;
     await page.check("#contact-constraint");
+    await page.fill("#contact-mu", "0.6");
+    await page.locator("#contact-mu").dispatchEvent("change");
     await pressOnBody(page, "poke");
     try {
       await waitFor(async () => (await probe(page)).lastForce > 0.01, 20000, "a constraint contact force").catch(
@@ -195,9 +197,12 @@ describe("browser client", () => {
       // The page re-solves the step's contact problem for the sphere where it is, every frame.
       await waitFor(async () => (await probe(page)).localForce > 0.01, 10000, "the page's own contact force");
       // It asked for the problems' compliance as float32 upper triangle, and got them so.
-      const { contactProblems, compactContactProblems } = await probe(page);
+      const { contactProblems, compactContactProblems, contactFriction } = await probe(page);
       expect(contactProblems).toBeGreaterThan(0);
       expect(compactContactProblems).toBe(contactProblems);
+      // With the friction coefficient the page's field gave (the sphere's contacts with the body).
+      expect(contactFriction.length).toBeGreaterThan(0);
+      for (const mu of contactFriction) expect(mu).toBeCloseTo(0.6, 12);
       // The server stepped the tool as a constraint obstacle (its steps count constraint contacts).
       const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
         WebSocket as unknown as new (url: string) => globalThis.WebSocket);

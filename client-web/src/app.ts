@@ -68,6 +68,7 @@ export interface AppProbe {
   // Contact problems loaded, and how many came with the compact compliance (float32 upper
   // triangle, which the page asks for)
   contactProblems: number;
+  contactFriction: number[];  // the last contact problem's Coulomb coefficients, per contact
   compactContactProblems: number;
   // |force| drawn this frame: a grab's from the last reply's coupling model at the cursor [N]
   drawnForce: number;
@@ -128,6 +129,7 @@ export class App {
     localForce: 0,
     contactProblems: 0,
     compactContactProblems: 0,
+    contactFriction: [],
     drawnForce: 0,
     toolOnScreen: null,
     toolDrawLagFrames: 0,
@@ -330,6 +332,7 @@ export class App {
     this.probe.answeredClientTimeS = reply.clientTimeS;
     if (reply.contactProblem && this.contactSolver?.load(reply.contactProblem)) {
       ++this.probe.contactProblems;
+      this.probe.contactFriction = Array.from(reply.contactProblem.friction);
       if (reply.contactProblem.complianceUpper.length > 0) ++this.probe.compactContactProblems;
     }
     const f = reply.force;
@@ -585,6 +588,13 @@ export class App {
     }
     input("contact-constraint").addEventListener("change", (e) => {
       this.tools.constraintContact = (e.target as HTMLInputElement).checked;
+    });
+    input("contact-mu").addEventListener("change", (e) => {
+      // The server takes [0, 10]; what the field cannot hold it clamps, so what is sent is shown.
+      const field = e.target as HTMLInputElement;
+      const mu = Math.min(10, Math.max(0, Number.isFinite(field.valueAsNumber) ? field.valueAsNumber : 0.3));
+      field.value = String(mu);
+      this.tools.frictionCoefficient = mu;
     });
     ($("poke-shape") as HTMLSelectElement).addEventListener("change", (e) => {
       const tool = this.toolMeshes.get((e.target as HTMLSelectElement).value);
