@@ -84,26 +84,23 @@ Result<double> mesh_tool_reach_below(Client& client, const std::string& name) {
 }
 
 int list(Client& client, bool json) {
-  auto scenes = client.list_scenes();
-  if (!scenes) return fail(scenes.error());
-  auto tools = client.list_tool_meshes();
-  if (!tools) return fail(tools.error());
+  auto catalog = client.scene_catalog();  // the scenes and the tool surfaces, one call
+  if (!catalog) return fail(catalog.error());
+  const auto& scenes = catalog->scenes();
+  const auto& tools = catalog->tool_meshes();
   auto sessions = client.list_sessions();
   if (!sessions) return fail(sessions.error());
   if (json) {
     v1::ListSessionsResponse s;
     for (const auto& info : *sessions) *s.add_sessions() = info;
-    v1::ListScenesResponse sc;
-    for (const auto& e : *scenes) *sc.add_scenes() = e;
-    for (const auto& e : *tools) *sc.add_tool_meshes() = e;
-    std::cout << "{\"scenes\": " << to_json(sc) << ", \"sessions\": " << to_json(s) << "}\n";
+    std::cout << "{\"scenes\": " << to_json(*catalog) << ", \"sessions\": " << to_json(s) << "}\n";
     return 0;
   }
   std::cout << "scenes:\n";
-  for (const auto& e : *scenes) std::cout << "  " << e.name() << "  " << e.description() << '\n';
+  for (const auto& e : scenes) std::cout << "  " << e.name() << "  " << e.description() << '\n';
   std::cout << "tool surfaces (haptic --tool-mesh NAME):\n";
-  if (tools->empty()) std::cout << "  (none)\n";
-  for (const auto& e : *tools) std::cout << "  " << e.name() << "  " << e.description() << '\n';
+  if (tools.empty()) std::cout << "  (none)\n";
+  for (const auto& e : tools) std::cout << "  " << e.name() << "  " << e.description() << '\n';
   std::cout << "sessions:\n";
   if (sessions->empty()) std::cout << "  (none)\n";
   for (const auto& s : *sessions) {

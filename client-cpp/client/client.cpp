@@ -251,18 +251,23 @@ bool Client::wait_until_connected(std::chrono::milliseconds timeout) {
   return channel()->WaitForConnected(std::chrono::system_clock::now() + timeout);
 }
 
-Result<std::vector<v1::SceneEntry>> Client::list_scenes() {
+Result<v1::ListScenesResponse> Client::scene_catalog() {
   v1::ListScenesResponse response;
   const grpc::Status status = stub().ListScenes(context().get(), {}, &response);
-  return result(status,
-                std::vector<v1::SceneEntry>(response.scenes().begin(), response.scenes().end()));
+  return result(status, response);
+}
+
+Result<std::vector<v1::SceneEntry>> Client::list_scenes() {
+  auto catalog = scene_catalog();
+  if (!catalog) return catalog.error();
+  return std::vector<v1::SceneEntry>(catalog->scenes().begin(), catalog->scenes().end());
 }
 
 Result<std::vector<v1::ToolMeshEntry>> Client::list_tool_meshes() {
-  v1::ListScenesResponse response;
-  const grpc::Status status = stub().ListScenes(context().get(), {}, &response);
-  return result(status, std::vector<v1::ToolMeshEntry>(response.tool_meshes().begin(),
-                                                       response.tool_meshes().end()));
+  auto catalog = scene_catalog();
+  if (!catalog) return catalog.error();
+  return std::vector<v1::ToolMeshEntry>(catalog->tool_meshes().begin(),
+                                        catalog->tool_meshes().end());
 }
 
 Result<v1::SessionInfo> Client::create_session(const v1::CreateSessionRequest& request) {

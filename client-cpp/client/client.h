@@ -96,6 +96,8 @@ class Client {
   // Waits until the channel is connected (or the timeout passes).
   bool wait_until_connected(std::chrono::milliseconds timeout);
 
+  // ListScenes' whole answer: the scenes and the tool surfaces, in one call.
+  Result<v1::ListScenesResponse> scene_catalog();
   Result<std::vector<v1::SceneEntry>> list_scenes();
   // The tool surfaces the server offers (ToolShape MESH, ToolCommand.tool_mesh), in metres.
   Result<std::vector<v1::ToolMeshEntry>> list_tool_meshes();
