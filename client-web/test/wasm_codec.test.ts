@@ -96,6 +96,29 @@ describe("WebAssembly frame pipeline", () => {
     pipeline.dispose();
   });
 
+  it("stays at most one frame behind when frames come faster than draws", async () => {
+    // A busy page receives its frames in bursts just before it draws, so each draw meets alpha ~ 0.
+    // Starting every frame's blend from the unchanged display froze the view (the browser e2e
+    // tests timed out under load waiting for motion); it must show the frame before the newest.
+    const pipeline = await FramePipeline.create();
+    const { meta, frames, triangles } = fixture;
+    pipeline.reset(meta.vertices, triangles);
+    pipeline.push(frames[0]);
+    pipeline.update(0, false);  // drawn once; then frames outrun the draws
+    const firstShown = Float32Array.from(pipeline.positions);
+    let previous = new Float32Array(0);
+    for (let f = 1; f < 8; ++f) {
+      previous = Float32Array.from(pipeline.target());
+      pipeline.push(frames[f]);
+    }
+    pipeline.update(0, false);
+    expect(Array.from(pipeline.positions)).toEqual(Array.from(previous));  // the seventh frame
+    let moved = 0;
+    for (let i = 0; i < previous.length; ++i) moved = Math.max(moved, Math.abs(previous[i] - firstShown[i]));
+    expect(moved).toBeGreaterThan(0);  // and that is not where the display stood
+    pipeline.dispose();
+  });
+
   it("refuses truncated frames, frames of another body and bad triangles", async () => {
     const pipeline = await FramePipeline.create();
     const { meta, frames, triangles } = fixture;

@@ -26,6 +26,7 @@ bool FramePipeline::reset(std::uint32_t vertex_count, std::span<const std::uint3
   normals_.assign(n, 0.0f);
   decoder_ = FrameDecoder();
   frames_ = 0;
+  shown_since_push_ = false;
   return error_.empty();
 }
 
@@ -52,10 +53,16 @@ bool FramePipeline::push(std::size_t bytes) {
   if (frames_ == 0) {
     start_ = decoded_;
     displayed_ = decoded_;
-  } else {
+  } else if (shown_since_push_) {
     start_ = displayed_;
+  } else {
+    // A second frame before any draw (a busy page gets its frames in bursts just before it
+    // draws): starting from the unchanged display again would leave alpha near 0 at every draw
+    // and freeze the view. Start from the frame this one replaces: at most one frame behind.
+    start_ = target_;
   }
   target_ = decoded_;
+  shown_since_push_ = false;
   ++frames_;
   return true;
 }
@@ -64,6 +71,7 @@ void FramePipeline::interpolate(double alpha) {
   const float a = static_cast<float>(std::clamp(alpha, 0.0, 1.0));
   const std::size_t n = displayed_.size();
   for (std::size_t i = 0; i < n; ++i) displayed_[i] = start_[i] + a * (target_[i] - start_[i]);
+  shown_since_push_ = true;
 }
 
 void FramePipeline::compute_normals() {

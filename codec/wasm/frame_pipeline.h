@@ -24,7 +24,9 @@ class FramePipeline {
   std::uint8_t* input(std::size_t bytes);
   // Decodes the frame in input()[0, bytes). The newest state becomes the interpolation target;
   // the start is what was displayed last, so motion stays continuous when a frame arrives early
-  // or late. False with error() on a malformed frame or one of another size.
+  // or late, or, when no interpolate() came since the previous push (frames faster than draws),
+  // the previous frame, so the display is never more than one frame behind. False with error()
+  // on a malformed frame or one of another size.
   bool push(std::size_t bytes);
   // Displayed positions = start + alpha (target - start), alpha clamped to [0, 1].
   void interpolate(double alpha);
@@ -46,6 +48,7 @@ class FramePipeline {
   std::vector<float> decoded_, start_, target_, displayed_, normals_;
   FrameDecoder decoder_;
   std::uint32_t frames_ = 0;
+  bool shown_since_push_ = false;  // an interpolate() since the last push()
   std::string error_;
 };
 

@@ -43,6 +43,7 @@ export function meshObject(o: ObstacleGeometry, material: THREE.Material): THREE
 export class ObstacleView {
   readonly group = new THREE.Group();
   private drawn: Drawn[] = [];
+  private shownSincePoses = false;  // an update() since the last framePoses()
   // The half-spaces' patches and how to put each under a body centre.
   private halfSpaces: Array<{ mesh: THREE.Mesh; place: (bodyCenter: THREE.Vector3) => void }> = [];
   private readonly solid = new THREE.MeshStandardMaterial({
@@ -111,19 +112,25 @@ export class ObstacleView {
     });
   }
 
-  // A frame's poses (one per obstacle, or none when none moves): blending starts from what is shown.
+  // A frame's poses (one per obstacle, or none when none moves): blending starts from what is
+  // shown or, when no update() came since the last frame (frames faster than draws: a busy page
+  // gets them in bursts just before it draws), from the previous frame's poses, so the drawing
+  // is at most one frame behind instead of frozen (as the WebAssembly pipeline does for the body).
   framePoses(poses: Pose[]): void {
     if (poses.length !== this.drawn.length) return;
+    const shown = this.shownSincePoses;
+    this.shownSincePoses = false;
     poses.forEach((pose, i) => {
       const d = this.drawn[i];
-      d.from.position.copy(d.holder.position);
-      d.from.quaternion.copy(d.holder.quaternion);
+      d.from.position.copy(shown ? d.holder.position : d.to.position);
+      d.from.quaternion.copy(shown ? d.holder.quaternion : d.to.quaternion);
       d.to.position.copy(vec(pose.position));
       d.to.quaternion.copy(quat(pose.orientation));
     });
   }
 
   update(alpha: number): void {
+    this.shownSincePoses = true;
     for (const d of this.drawn) {
       d.holder.position.lerpVectors(d.from.position, d.to.position, alpha);
       d.holder.quaternion.slerpQuaternions(d.from.quaternion, d.to.quaternion, alpha);
