@@ -45,7 +45,7 @@ void add_alleviation_benchmark(CLI::App& app) {
     const TimingStats t = time_repeatedly(
         [&] {
           Vec3Array v = start.v;
-          last = alleviate_inversions(model, h, args->sweeps, {}, start.p, v);
+          last = alleviate_inversions(model, h, start.t + h, args->sweeps, {}, start.p, v);
         },
         args->min_seconds, 5);
     const double tets = static_cast<double>(model.topology->num_tets());
@@ -67,7 +67,7 @@ void add_alleviation_benchmark(CLI::App& app) {
     nlohmann::ordered_json by_sweeps = nlohmann::ordered_json::array();
     for (int k = 0; k <= args->sweeps; ++k) {
       Vec3Array v = start.v;
-      const AlleviationResult r = alleviate_inversions(model, h, k, {}, start.p, v);
+      const AlleviationResult r = alleviate_inversions(model, h, start.t + h, k, {}, start.p, v);
       by_sweeps.push_back(k == 0 ? r.inverted_before : r.inverted_after);
       if (r.inverted_after == 0 && k > 0) break;
     }
