@@ -83,8 +83,8 @@ ViscousMaterial read_viscous_material(JsonReader& mat, const Material& elastic,
   if (mat.has("rate_damping")) {
     JsonReader rd = mat.object("rate_damping");
     rd.only({"lambda", "mu"});
-    out.rate_lambda = non_negative(rd, "lambda", 0, kPerArea);
-    out.rate_mu = non_negative(rd, "mu", 0, kPerArea);
+    out.rate_lambda = read_number_setting(rd, "/material/rate_damping/lambda", 0);
+    out.rate_mu = read_number_setting(rd, "/material/rate_damping/mu", 0);
     rd.finish();
   }
   return out;

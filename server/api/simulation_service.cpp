@@ -88,6 +88,11 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   s.set_nodal_pressure(
       mode == PressureMode::kNodal ||
       (mode == PressureMode::kAuto && material.value("nu", 0.0) >= kNodalPressureFromPoisson));
+  if (material.contains("rate_damping")) {
+    const nlohmann::json& rate = material["rate_damping"];
+    s.set_rate_damping_lambda(rate.value("lambda", 0.0) / (length * length));
+    s.set_rate_damping_mu(rate.value("mu", 0.0) / (length * length));
+  }
   if (material.contains("viscoelastic") && material["viscoelastic"].contains("constant_q")) {
     const nlohmann::json& constant_q = material["viscoelastic"]["constant_q"];
     s.set_viscous_quality(constant_q.value("Q", 0.0));

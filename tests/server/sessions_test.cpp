@@ -543,6 +543,65 @@ TEST_F(Sessions, PressureAndConstantQChangeLive) {
       << refused.error_message();
 }
 
+// Strain-rate damping (issue 21: the correspondence principle's d_lambda, d_mu) is a live
+// setting: set on one of two identical swinging bars, it slows that bar's swing (it damps
+// deformation); it needs damping_beta 0 and an integrator for viscous materials, and says so.
+TEST_F(Sessions, RateDampingChangesLiveAndDampsTheSwing) {
+  auto stub = server_->stub();
+  v1::CreateSessionRequest create;
+  // A 20 cm bar of 100 kPa clamped at one end, released under gravity: ~2 Hz, undamped.
+  create.set_scene_json(R"({
+    "mesh": {"box": {"cells": [4, 1, 1], "size": [0.2, 0.05, 0.05]}},
+    "material": {"model": "stvk-tl", "E": 1e5, "nu": 0.3, "density": 1000},
+    "damping": {"alpha": 0, "beta": 0}, "gravity": [0, -9.81, 0],
+    "dt": 0.01, "integrator": {"type": "implicit-euler"}, "fixed": [{"set": "xmin"}]})");
+  create.set_start_paused(true);
+  v1::SessionInfo plain, damped;
+  ASSERT_TRUE(stub->CreateSession(context().get(), create, &plain).ok());
+  ASSERT_TRUE(stub->CreateSession(context().get(), create, &damped).ok());
+  EXPECT_EQ(damped.settings().rate_damping_mu(), 0);
+
+  v1::UpdateSettingsRequest update;
+  update.set_session_id(damped.id());
+  update.mutable_settings()->set_rate_damping_mu(2000);
+  update.mutable_settings()->set_rate_damping_lambda(500);
+  v1::SessionInfo info;
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  EXPECT_DOUBLE_EQ(info.settings().rate_damping_mu(), 2000);
+  EXPECT_DOUBLE_EQ(info.settings().rate_damping_lambda(), 500);
+  // A quarter swing: the free bar's tip is at its fastest; the damped one's far slower (its
+  // damping ratio at 2 Hz is ~0.25).
+  v1::SessionInfo plain_after, damped_after;
+  ASSERT_TRUE(control(*stub, plain.id(), v1::CONTROL_ACTION_STEP, 12, &plain_after).ok());
+  ASSERT_TRUE(control(*stub, damped.id(), v1::CONTROL_ACTION_STEP, 12, &damped_after).ok());
+  EXPECT_FALSE(damped_after.last_step().failed());
+  ASSERT_GT(plain_after.last_step().max_speed(), 0.05);
+  EXPECT_LT(damped_after.last_step().max_speed(), 0.8 * plain_after.last_step().max_speed());
+
+  v1::UpdateSettingsRequest bad;
+  bad.set_session_id(damped.id());
+  bad.mutable_settings()->set_rate_damping_mu(-1);
+  grpc::Status refused = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("settings.rate_damping_mu: must lie in [0, 1e+09] Pa s"),
+            std::string::npos)
+      << refused.error_message();
+  bad.mutable_settings()->Clear();
+  bad.mutable_settings()->set_damping_beta(0.01);
+  refused = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.error_message().find("beta"), std::string::npos) << refused.error_message();
+  bad.mutable_settings()->Clear();
+  bad.mutable_settings()->set_integrator("vbd");
+  refused = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.error_message().find("viscous"), std::string::npos) << refused.error_message();
+  // Refused changes lose nothing: the session keeps its damping and steps on.
+  ASSERT_TRUE(control(*stub, damped.id(), v1::CONTROL_ACTION_STEP, 1, &info).ok());
+  EXPECT_DOUBLE_EQ(info.settings().rate_damping_mu(), 2000);
+  EXPECT_EQ(info.last_step().step(), 13);
+}
+
 TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
   auto stub = server_->stub();
   const v1::SessionInfo s = create_session(*stub, "default", true);
