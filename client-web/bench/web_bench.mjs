@@ -3,6 +3,10 @@
 //    frame (C++-encoded by softbody-codec-fixture), in node; median and p90 over many frames.
 //  - ws_round_trip_ms: tool command -> force reply through the WebSocket gateway on loopback, with
 //    a node WebSocket client (ws), one command in flight at a time; p50/p90/p99.
+//  - contact_resolve_ms: the page's 1 kHz re-solve of a step's contact problem (codec/tool_contact,
+//    WebAssembly, in node) for tool poses around the stepped one: a constraint sphere pressed 6 mm
+//    into the knight (scene "knight") through the gateway, the reply's problem with the most contacts (the
+//    float32 upper triangle the page asks for); median and p99 of one force() call.
 //  - render_fps: frames per second the page renders in headless Chromium (SwiftShader, software
 //    WebGL) showing a bunny session.
 // Usage: node bench/web_bench.mjs [--seconds S]   (needs scripts/build.sh and scripts/build-web.sh)
@@ -13,7 +17,7 @@ import WebSocket from "ws";
 import createSoftbodyCodec from "../src/gen/softbody_codec.mjs";
 import { ClientMessageSchema, ServerMessageSchema } from "../src/gen/softbody/v1/gateway_pb.js";
 import { MeshFormat } from "../src/gen/softbody/v1/session_pb.js";
-import { ToolMode } from "../src/gen/softbody/v1/interact_pb.js";
+import { ContactModel, ContactProblemEncoding, ToolMode } from "../src/gen/softbody/v1/interact_pb.js";
 import { codecFixture, launchBrowser, probe, repoDir, startServer, waitFor } from "../e2e/harness.mjs";
 
 const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 5);
@@ -44,19 +48,21 @@ async function wasmFrame() {
     median: quantile(times, 0.5), p90: quantile(times, 0.9) };
 }
 
-function bunnySession(port) {
+// A session of the bunny uploaded as a file, or of a built-in scene by name.
+function openSession(port, sceneName) {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/ws`);
     ws.binaryType = "arraybuffer";
     ws.on("open", () => {
+      const source = sceneName ? { case: "sceneName", value: sceneName }
+        : { case: "uploadedMesh", value: { format: MeshFormat.MEDIT, content: readFileSync(bunnyPath), fileName: "bunny.mesh" } };
       const request = create(ClientMessageSchema, { requestId: 1, body: { case: "createSession", value: {
-        source: { case: "uploadedMesh", value: { format: MeshFormat.MEDIT, content: readFileSync(bunnyPath), fileName: "bunny.mesh" } },
-        label: "bunny (bench)" } } });
+        source, label: `${sceneName ?? "bunny"} (bench)` } } });
       ws.send(toBinary(ClientMessageSchema, request));
     });
     ws.on("message", (data) => {
       const m = fromBinary(ServerMessageSchema, new Uint8Array(data));
-      if (m.body.case === "session") resolve({ ws, id: m.body.value.id });
+      if (m.body.case === "session") resolve({ ws, id: m.body.value.id, bounds: m.body.value.restBounds });
       else if (m.body.case === "error") reject(new Error(m.body.value.message));
     });
     ws.on("error", reject);
@@ -84,6 +90,50 @@ async function roundTrip(port, id, ws) {
   return { commands: times.length, p50: quantile(times, 0.5), p90: quantile(times, 0.9), p99: quantile(times, 0.99) };
 }
 
+async function contactResolve(ws, id, bounds) {
+  let best = null, rejected = "";
+  ws.on("message", (data) => {
+    const m = fromBinary(ServerMessageSchema, new Uint8Array(data));
+    if (m.body.case === "force" && m.body.value.rejected) rejected = m.body.value.rejected;
+    const problem = m.body.case === "force" ? m.body.value.contactProblem : undefined;
+    if (problem && problem.contacts > (best?.contacts ?? 0)) best = problem;
+  });
+  const radius = 0.01, x = 0.5 * (bounds.min.x + bounds.max.x), z = 0.5 * (bounds.min.z + bounds.max.z);
+  // Down from above the top, 1 mm a command, until a problem comes back; then 6 mm further in over
+  // 0.6 s and held 0.4 s. A command every 10 ms.
+  let sequence = 1000000000n;  // after roundTrip's
+  const send = async (y) => {
+    const command = create(ClientMessageSchema, { body: { case: "toolCommand", value: {
+      sessionId: id, sequence: sequence++, mode: ToolMode.POKE, radius,
+      contactModel: ContactModel.CONSTRAINT, frictionCoefficient: 0.3, candidateReach: 0.01,
+      contactProblemEncoding: ContactProblemEncoding.UPPER_FLOAT, pose: { position: { x, y, z } } } } });
+    ws.send(toBinary(ClientMessageSchema, command));
+    await new Promise((r) => setTimeout(r, 10));
+  };
+  let y = bounds.max.y + radius + 0.005;
+  for (; !best && y > bounds.min.y; y -= 0.001) await send(y);
+  for (let k = 0; k < 100; ++k) await send(y - 1e-4 * Math.min(k, 60));
+  if (!best) throw new Error(`no contact problem came back from the constraint poke ${rejected}`);
+  const module = await createSoftbodyCodec();
+  const solver = new module.ToolContactSolver();
+  const r = best.referencePosition;
+  if (!solver.load(r.x, r.y, r.z, best.contacts, [...best.complianceUpper], true, [...best.freeMotion],
+    [...best.friction], [...best.frames], [...best.forces])) throw new Error("the problem did not load");
+  const times = [];
+  let largest = 0;
+  for (let i = 0; i < 5000; ++i) {
+    // Poses within 1 mm of the stepped one, as a hand moves between steps.
+    const d = 1e-3 * Math.sin(0.7 * i), e = 1e-3 * Math.cos(1.3 * i);
+    const t0 = performance.now();
+    const f = solver.force(r.x + d, r.y + e, r.z - d);
+    times.push(performance.now() - t0);
+    largest = Math.max(largest, Math.hypot(f[0], f[1], f[2]));
+  }
+  solver.delete();
+  return { contacts: best.contacts, calls: times.length, median: quantile(times, 0.5),
+    p99: quantile(times, 0.99), largest_force_n: largest };
+}
+
 async function renderFps(server, id) {
   const browser = await launchBrowser("bench");
   await browser.page.goto(`${server.url}?session=${id}`);
@@ -101,9 +151,12 @@ const result = { benchmark: "web", seconds };
 result.wasm_frame_ms = await wasmFrame();
 const server = await startServer();
 try {
-  const { ws, id } = await bunnySession(server.http_port);
+  const { ws, id } = await openSession(server.http_port);
   result.ws_round_trip_ms = await roundTrip(server.http_port, id, ws);
   ws.close();
+  const knight = await openSession(server.http_port, "knight");
+  result.contact_resolve_ms = await contactResolve(knight.ws, knight.id, knight.bounds);
+  knight.ws.close();
   result.render_fps = await renderFps(server, id);
 } finally {
   await server.stop();
