@@ -10,6 +10,23 @@
 #include "server/logging.h"
 
 namespace softbody::server {
+namespace {
+
+// A scene error met while applying settings, named by the setting at fault where the table has
+// one ("custom: /damping/beta: must be 0 with ..." becomes "settings.damping_beta (/damping/beta):
+// must be 0 with ..."): a change can be refused for another setting's value.
+std::string settings_error(const std::string& scene_message) {
+  for (const SettingSpec& spec : live_settings()) {
+    const std::string marker = std::string(": ") + spec.path + ": ";
+    const size_t at = scene_message.find(marker);
+    if (at != std::string::npos)
+      return std::string("settings.") + spec.name + " (" + spec.path +
+             "): " + scene_message.substr(at + marker.size());
+  }
+  return "settings: " + scene_message;
+}
+
+}  // namespace
 
 bool valid_session_id(const std::string& id) {
   if (id.empty() || id.size() > 64) return false;
@@ -304,7 +321,7 @@ void Session::update_settings(const SettingsUpdate& u) {
     scene = build_scene(document, source_.scene_name, source_.base_dir,
                         {source_.uploaded_mesh.get(), source_.uploaded_key, bodies_});
   } catch (const SceneError& e) {
-    throw ApiError(grpc::StatusCode::INVALID_ARGUMENT, std::string("settings: ") + e.what());
+    throw ApiError(grpc::StatusCode::INVALID_ARGUMENT, settings_error(e.what()));
   }
   if (scene.model->rest.size() != state_.p.size())
     throw ApiError(grpc::StatusCode::FAILED_PRECONDITION, "settings: the mesh changed");

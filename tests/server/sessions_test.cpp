@@ -590,7 +590,11 @@ TEST_F(Sessions, RateDampingChangesLiveAndDampsTheSwing) {
   bad.mutable_settings()->set_damping_beta(0.01);
   refused = stub->UpdateSettings(context().get(), bad, &info);
   EXPECT_FALSE(refused.ok());
-  EXPECT_NE(refused.error_message().find("beta"), std::string::npos) << refused.error_message();
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("settings.damping_beta (/damping/beta): must be 0 with "
+                                         "material.viscoelastic or material.rate_damping"),
+            std::string::npos)
+      << refused.error_message();
   bad.mutable_settings()->Clear();
   bad.mutable_settings()->set_integrator("vbd");
   refused = stub->UpdateSettings(context().get(), bad, &info);
