@@ -364,8 +364,8 @@ TEST_F(Sessions, TheIntegratorChangesLive) {
   update.mutable_settings()->set_integrator("vbd");
   const grpc::Status no_vbd = stub->UpdateSettings(context().get(), update, &info);
   EXPECT_EQ(no_vbd.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(no_vbd.error_message().find("/integrator/type: integrator 'vbd' needs a material whose "
-                                        "energy is a sum over tetrahedra"),
+  EXPECT_NE(no_vbd.error_message().find("settings.integrator (/integrator/type): integrator 'vbd' "
+                                        "needs a material whose energy is a sum over tetrahedra"),
             std::string::npos)
       << no_vbd.error_message();
   ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1, &info).ok());

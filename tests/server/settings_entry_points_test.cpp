@@ -33,10 +33,12 @@ std::string value_text(const SettingSpec& spec, const SettingProbe& probe) {
   return text;
 }
 
-// What follows the field's name in a refusal: "settings.dt: X" and "scene: ...: /dt: X" give X.
+// What follows the field's name in a refusal: "settings.dt: X", "settings.dt (/dt): X" (found
+// when the scene was read again) and "scene: ...: /dt: X" give X.
 std::string reason(const std::string& message, const SettingSpec& spec) {
-  for (const std::string& field :
-       {std::string("settings.") + spec.name + ": ", std::string(spec.path) + ": "}) {
+  for (const std::string& field : {std::string("settings.") + spec.name + ": ",
+                                   std::string("settings.") + spec.name + " (" + spec.path + "): ",
+                                   std::string(spec.path) + ": "}) {
     const size_t at = message.find(field);
     if (at != std::string::npos) return message.substr(at + field.size());
   }
