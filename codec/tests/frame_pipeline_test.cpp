@@ -51,6 +51,27 @@ TEST(FramePipeline, InterpolatesFromWhatWasDisplayedToTheNewestFrame) {
   EXPECT_EQ(p.frames(), 3u);
 }
 
+// Frames faster than draws (a busy page gets them in bursts just before it draws): each blend
+// starts from the frame before the newest, so the display is one frame behind, never frozen at
+// what it showed before the burst.
+TEST(FramePipeline, FramesBetweenDrawsLeaveTheDisplayOneFrameBehind) {
+  const double lo[3] = {0, 0, 0}, hi[3] = {5, 1, 1};
+  FrameEncoder encoder(grid_for_box(lo, hi, 1e-5), 100, false);
+  FramePipeline p;
+  ASSERT_TRUE(p.reset(4, kTriangles));
+  ASSERT_TRUE(push(p, encode(encoder, kRest, true))) << p.error();
+  p.interpolate(0.0);
+  std::vector<double> moved = kRest;
+  for (int f = 1; f <= 4; ++f) {
+    moved[3] = 1.0 + f;  // vertex 1 at x = 2, 3, 4, 5
+    ASSERT_TRUE(push(p, encode(encoder, moved, false))) << p.error();
+  }
+  p.interpolate(0.0);  // the draw right after the burst
+  EXPECT_NEAR(p.displayed()[3], 4.0, 1e-4);  // within the quantization of a 5-unit box
+  p.interpolate(1.0);
+  EXPECT_NEAR(p.displayed()[3], 5.0, 1e-4);
+}
+
 TEST(FramePipeline, SmoothNormalsAreAreaWeightedAndUnit) {
   const double lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1};
   FrameEncoder encoder(grid_for_box(lo, hi, 1e-6), 100, true);  // raw float32
