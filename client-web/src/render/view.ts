@@ -27,6 +27,7 @@ export class BodyView {
   largestDisplacement = 0;  // of the displayed positions [m]
   private rangeFloor = 1e-3;
   private framedSize = 1;  // the rest shape's diagonal, as framed [m]
+  private readonly gridOrigin = new THREE.Vector3();  // where the framing put the grid
 
   constructor(readonly canvas: HTMLCanvasElement) {
     this.renderer = new THREE.WebGLRenderer({ canvas, antialias: true });
@@ -113,24 +114,30 @@ export class BodyView {
   }
 
   // Keeps a body that travels (a block sliding down an incline, a body falling off its support)
-  // in view: once its centroid is more than its size from where the camera looks, the camera, the
-  // grid and the half-spaces' patches move with it, by a translation (the user's view direction
-  // and distance stay). A body that only deforms never moves the view.
+  // in view: once its centroid is more than 0.4 of its size from where the camera looks, the
+  // camera, the grid and the half-spaces' patches move with it by a translation that brings it back
+  // to that distance (the user's view direction and distance stay; a travelling body is followed
+  // smoothly, at every drawn frame). The framing sees about 0.9 sizes to either side, so the body
+  // stays on the canvas however fast it goes; with a whole size as the threshold a sliding block
+  // left the canvas before the camera moved. A body that only deforms never moves the view.
   private follow(p: Float32Array): void {
     const n = p.length / 3;
     if (n === 0) return;
     const c = new THREE.Vector3();
     for (let i = 0; i < p.length; i += 3) c.set(c.x + p[i], c.y + p[i + 1], c.z + p[i + 2]);
     c.divideScalar(n);
-    if (!Number.isFinite(c.x + c.y + c.z) || c.distanceTo(this.controls.target) <= this.framedSize) return;
-    const shift = c.clone().sub(this.controls.target);
+    const reach = 0.4 * this.framedSize;
+    const distance = c.distanceTo(this.controls.target);
+    if (!Number.isFinite(distance) || distance <= reach) return;
+    const shift = c.clone().sub(this.controls.target).multiplyScalar(1 - reach / distance);
     this.camera.position.add(shift);
     this.controls.target.add(shift);
     // The grid by whole cells (a tenth of the body's size): its lines stay where they were on the
     // floor, so the body is seen to move over it.
+    // (Snapped from where the framing put it: the small shifts of a smooth follow add up.)
     const cell = this.framedSize / 10;
-    this.grid.position.x += Math.round(shift.x / cell) * cell;
-    this.grid.position.z += Math.round(shift.z / cell) * cell;
+    this.grid.position.x = this.gridOrigin.x + Math.round((this.controls.target.x - this.gridOrigin.x) / cell) * cell;
+    this.grid.position.z = this.gridOrigin.z + Math.round((this.controls.target.z - this.gridOrigin.z) / cell) * cell;
     this.obstacles.centreHalfSpaces(c);
     this.controls.update();
   }
@@ -206,6 +213,7 @@ export class BodyView {
     this.displacementRange = this.rangeFloor;
     this.grid.scale.setScalar(size * 2);
     this.grid.position.set(center.x, box.min.y - 1e-4 * size, center.z);
+    this.gridOrigin.copy(this.grid.position);
     this.camera.near = size / 1000;
     this.camera.far = size * 100;
     this.camera.position.copy(center).add(new THREE.Vector3(0.9, 0.7, 1.4).multiplyScalar(size));
