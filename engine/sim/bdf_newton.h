@@ -78,6 +78,9 @@ class BdfNewton final : public Integrator {
              const SolverOptions& options, Eigen::VectorXd& x, StepStats& stats);
 
   const int order_;
+  // The forces of a strain of 1e-6 over the body (E L^2 1e-6, L the rest diagonal): the smallest
+  // that count in the convergence test (see newton()).
+  double negligible_force_ = 0;
   StepLoads loads_;
   SolverOptions solver_options_;           // Newton's linear solves: tolerance eta
   SolverOptions fallback_solver_options_;  // the linearized fallback's
