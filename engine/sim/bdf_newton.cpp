@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <limits>
 
 #include "engine/sim/rollback.h"
 #include "engine/sim/stages/backward_euler_residual.h"
@@ -71,12 +70,7 @@ bool norm_is_zero(const Vec3Array& v) {
 
 BdfNewton::BdfNewton(std::shared_ptr<const SimulationModel> model, int order)
     : Integrator(std::move(model)), order_(std::clamp(order, 1, 3)), internal_(*model_) {
-  Vec3 lo = Vec3::Constant(std::numeric_limits<double>::max()), hi = -lo;
-  for (const Vec3& x : model_->rest) {
-    lo = lo.cwiseMin(x);
-    hi = hi.cwiseMax(x);
-  }
-  const double diagonal = model_->rest.empty() ? 0.0 : (hi - lo).norm();
+  const double diagonal = bounding_box(model_->rest).diagonal();
   negligible_force_ = 1e-6 * model_->material.youngs_modulus * diagonal * diagonal;
 }
 

@@ -318,8 +318,6 @@ LinkRun press_through(const TestServer& server, const std::string& session,
   }
   const auto samples = load_recording(recording);
   std::filesystem::remove(recording);
-  double sum = 0;
-  long n = 0;
   for (size_t k = 0; k + 1 < samples.size(); ++k) {
     double work = 0;
     for (int a = 0; a < 3; ++a)
@@ -327,11 +325,37 @@ LinkRun press_through(const TestServer& server, const std::string& session,
           samples[k].force[a] * (samples[k + 1].state.position[a] - samples[k].state.position[a]);
     run.delivered += work;
     run.absorbed += std::max(0.0, -work);
-    if (samples[k].t >= 3.5 && samples[k].t <= 5.0) sum += samples[k].force[1], ++n;
     run.upward.emplace_back(samples[k].t, samples[k].force[1]);
   }
-  run.steady_force = n > 0 ? sum / static_cast<double>(n) : 0;
+  run.steady_force = run.mean_force(3.5, 5.0);
   return run;
+}
+
+// The pen script of the link and tissue tests: hover 1 s (the link's first replies arrive: before
+// them the client knows nothing of the body, and a pen that presses at once sinks in unheld),
+// press in 1 s, hold 3 s, release in 1 s.
+std::string press_hold_release(const Topology& topology) {
+  return default_pen_config(topology, 0.008, 2.0, 1) + ";hold=3;wait=1";
+}
+
+// A run over a link feels as the direct one: the held press within 10 %, no model swap changing
+// the rendered force by more than 0.2 N in a tick, a loop that never waits for the link (one that
+// did would tick at most every few round trips' worth of ms), never disconnected.
+void expect_feels_as_direct(const LinkRun& run, const LinkRun& direct) {
+  EXPECT_NEAR(run.steady_force, direct.steady_force, 0.1 * direct.steady_force);
+  EXPECT_LE(run.report["model_swap_largest_rendered_step_n"].get<double>(), 0.2)
+      << run.report.dump(2);
+  EXPECT_LT(run.report["period_us"]["p99"].get<double>(), 20e3);
+  EXPECT_EQ(run.report["ticks_disconnected"].get<long>(), 0);
+}
+
+// Passive: over the cycle the pen gains no energy (the controller's observer is the recording's
+// own sum; 10 uJ covers its last tick's prediction and the CSV's rounding, against ~3-5 mJ the
+// hand puts in).
+void expect_passive(const LinkRun& run) {
+  EXPECT_LE(run.delivered, 1e-5) << "round trip p50 " << run.report["round_trip_ms"]["p50"]
+                                 << " ms: absorbed " << run.absorbed;
+  EXPECT_GT(run.absorbed, 1e-3);
 }
 
 // Issue 22's slow links. 150 ms round trip +- 30 ms with 2 % TCP loss (each loss a round trip
@@ -352,9 +376,7 @@ TEST(HapticLoop, OverASlowLinkAHeldPressFeelsTheSameSwapsDoNotClickAndNoEnergyIs
   std::string id;
   Topology topology;
   ASSERT_NO_FATAL_FAILURE(open_cantilever(client, {"gravity=[0,0,0]"}, id, topology));
-  // Hover 1 s (the link's first replies arrive: before them the client knows nothing of the body,
-  // and a pen that presses at once sinks in unheld), press in 1 s, hold 3 s, release in 1 s.
-  const std::string pen = default_pen_config(topology, 0.008, 2.0, 1) + ";hold=3;wait=1";
+  const std::string pen = press_hold_release(topology);
   HapticLoopOptions o;
   const LinkRun direct = press_through(server, id, pen, {}, o);
   const LinkRun lossy =
@@ -370,28 +392,16 @@ TEST(HapticLoop, OverASlowLinkAHeldPressFeelsTheSameSwapsDoNotClickAndNoEnergyIs
   ASSERT_GT(direct.steady_force, 0.5) << "the pen must press the beam";
   EXPECT_GE(lossy.report["round_trip_ms"]["p50"].get<double>(), 120) << "the proxy is in the path";
   EXPECT_GE(passive.report["round_trip_ms"]["p50"].get<double>(), 270);
-  for (const LinkRun* run : {&direct, &lossy, &passive, &far_lossy, &active}) {
-    EXPECT_NEAR(run->steady_force, direct.steady_force, 0.1 * direct.steady_force);
-    EXPECT_LE(run->report["model_swap_largest_rendered_step_n"].get<double>(), 0.2)
-        << run->report.dump(2);
-    // A loop that waited for the link would tick at most every few round trips' worth of ms.
-    EXPECT_LT(run->report["period_us"]["p99"].get<double>(), 20e3);
-    EXPECT_EQ(run->report["ticks_disconnected"].get<long>(), 0);
-  }
+  for (const LinkRun* run : {&direct, &lossy, &passive, &far_lossy, &active})
+    expect_feels_as_direct(*run, direct);
   // Without the reach the far link's models disagree by far more than 0.2 N (measured 4 N): the
   // blend is what keeps them from being felt. (With it they agree to about 0.2 N at most.)
   EXPECT_GT(active.report["model_swap_force_jump_n"]["max"].get<double>(), 0.2);
   // The reach followed the link: the pen's ~20 mm/s peak times a delay of a round trip and more.
   EXPECT_GT(lossy.report["largest_candidate_reach_m"].get<double>(), 1.5 * 0.015 * 0.12);
   EXPECT_EQ(active.report["largest_candidate_reach_m"].get<double>(), 0);
-  // Passive: over the cycle the pen gains no energy (the controller's observer is the
-  // recording's own sum; 10 uJ covers its last tick's prediction and the CSV's rounding, against
-  // ~3-5 mJ the hand puts in). Without the reach and the controller the far link is active.
-  for (const LinkRun* run : {&direct, &lossy, &passive}) {
-    EXPECT_LE(run->delivered, 1e-5) << "round trip p50 " << run->report["round_trip_ms"]["p50"]
-                                    << " ms: absorbed " << run->absorbed;
-    EXPECT_GT(run->absorbed, 1e-3);
-  }
+  // Passive; without the reach and the controller the far link is active.
+  for (const LinkRun* run : {&direct, &lossy, &passive}) expect_passive(*run);
   // On the 300 ms links a command goes every 10 ms, not every tick (the force is the local
   // model's at every tick either way).
   for (const LinkRun* run : {&passive, &far_lossy})
@@ -410,7 +420,7 @@ TEST(HapticLoop, AtTwentyFiftyAndHundredMillisecondsAPressFeelsAsDirectAndIsPass
   std::string id;
   Topology topology;
   ASSERT_NO_FATAL_FAILURE(open_cantilever(client, {"gravity=[0,0,0]"}, id, topology));
-  const std::string pen = default_pen_config(topology, 0.008, 2.0, 1) + ";hold=3;wait=1";
+  const std::string pen = press_hold_release(topology);
   const HapticLoopOptions o;
   const LinkRun direct = press_through(server, id, pen, {}, o);
   ASSERT_GT(direct.steady_force, 0.5) << "the pen must press the beam";
@@ -421,13 +431,8 @@ TEST(HapticLoop, AtTwentyFiftyAndHundredMillisecondsAPressFeelsAsDirectAndIsPass
     const LinkRun run = press_through(server, id, pen, conditions, o);
     EXPECT_GE(run.report["round_trip_ms"]["p50"].get<double>(), 0.8e3 * conditions.round_trip_s)
         << "the proxy is in the path";
-    EXPECT_NEAR(run.steady_force, direct.steady_force, 0.1 * direct.steady_force);
-    EXPECT_LE(run.report["model_swap_largest_rendered_step_n"].get<double>(), 0.2)
-        << run.report.dump(2);
-    EXPECT_LT(run.report["period_us"]["p99"].get<double>(), 20e3);
-    EXPECT_EQ(run.report["ticks_disconnected"].get<long>(), 0);
-    EXPECT_LE(run.delivered, 1e-5) << "absorbed " << run.absorbed;
-    EXPECT_GT(run.absorbed, 1e-3);
+    expect_feels_as_direct(run, direct);
+    expect_passive(run);
   }
 }
 
@@ -448,7 +453,7 @@ TEST(HapticLoop, PressingViscoelasticTissueTheHandFeelsItRelax) {
   std::vector<std::string> elastic_slab = slab;
   elastic_slab.push_back(R"(material.viscoelastic={"prony": [{"mu": 1e-6, "tau": 0.05}]})");
   ASSERT_NO_FATAL_FAILURE(open_scene(client, "liver-creep", elastic_slab, elastic, topology));
-  const std::string pen = default_pen_config(topology, 0.008, 2.0, 1) + ";hold=3;wait=1";
+  const std::string pen = press_hold_release(topology);
   const HapticLoopOptions o;
   const LinkRun creeping = press_through(server, tissue, pen, {}, o);
   const LinkRun holding = press_through(server, elastic, pen, {}, o);
