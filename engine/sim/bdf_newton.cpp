@@ -6,6 +6,7 @@
 
 #include "engine/sim/rollback.h"
 #include "engine/sim/stages/backward_euler_residual.h"
+#include "engine/sim/stages/bdf_stability.h"
 #include "engine/sim/stages/confirmed_factor.h"
 #include "engine/sim/stages/inversion_alleviation.h"
 #include "engine/sim/stages/line_search.h"
@@ -72,6 +73,7 @@ BdfNewton::BdfNewton(std::shared_ptr<const SimulationModel> model, int order)
     : Integrator(std::move(model)), order_(std::clamp(order, 1, 3)), internal_(*model_) {
   const double diagonal = bounding_box(model_->rest).diagonal();
   negligible_force_ = 1e-6 * model_->material.youngs_modulus * diagonal * diagonal;
+  difference_floor_ = kDifferenceFloor * diagonal;
 }
 
 bool BdfNewton::solve(const EdgeBlockMatrix& a, const Eigen::VectorXd& b, const Vec3Array& warm,
@@ -285,7 +287,8 @@ int BdfNewton::usable_order(const SimulationState& state, double dt) const {
   const SimulationState::History& history = state.history;
   const bool valid = history.t == state.t && history.dt == dt;
   const int entries = valid ? static_cast<int>(history.p.size()) : 0;
-  return std::min(order_, 1 + entries);
+  const int allowed = valid ? order_allowed(history.order_limit) : order_;
+  return std::min({order_, 1 + entries, allowed});
 }
 
 void BdfNewton::form_start(const SimulationState& state, int order) {
@@ -319,6 +322,13 @@ bool BdfNewton::accept(SimulationState& state, StepStats& stats) {
     return true;
   }
   if (!(history.t == t_start && history.dt == step_dt_)) history = {};
+  if (order_ == 3) {
+    const double difference =
+        history.p.size() == 2
+            ? third_difference_rms(state.p, previous_p, history.p[0], history.p[1])
+            : 0;
+    observe_step(history.order_limit, step_order_, difference, difference_floor_);
+  }
   history.p.insert(history.p.begin(), std::move(previous_p));
   history.v.insert(history.v.begin(), std::move(previous_v));
   history.p.resize(std::min(history.p.size(), static_cast<size_t>(order_ - 1)));
@@ -335,6 +345,7 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
   alleviate(m, dt, loads_.anchors, state, stats);
   const int order = usable_order(state, dt);
   stats.bdf_order = order;
+  step_order_ = order;
   form_start(state, order);
   const SimulationState::FreeMotion& free_motion = state.free_motion;
   predictor_ =

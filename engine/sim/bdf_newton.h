@@ -4,16 +4,17 @@
 // from the combined start p^ = sum_j a_j p_{n-j}, v^ = sum_j a_j v_{n-j} with the step beta h, so
 // one Newton serves all three. The previous states come from SimulationState::history; a step with
 // no valid history (the first, after a new dt, a retry with substeps, another integrator) runs at
-// the highest order it has history for, starting at 1. Newton: an extrapolated predictor v = v_k;
-// each iteration solves J dv = -G to the forcing term eta with the shared StepSolver (whose reused
-// factor serves all iterations), then a line search. G is the gradient of the step's incremental
-// potential Psi (backward_euler_residual.h), so the line search looks for Psi's minimum along dv
-// (minimizing_line_search); with a follower load, which has no potential, it backtracks on |G|^2
-// (Armijo). The Jacobian (K at the current iterate) is re-evaluated when it no longer serves:
-// after 4 iterations on the same Jacobian with a contraction Theta = |s_k| / |s_{k-1}| >= 1e-3
-// (the thesis's rule), when Theta >= 0.2, when the line search had to shorten the step, or when it
-// fails on a stale one. The StepSolver decides on its own when the matrix it is handed has drifted
-// enough to refactor; this class decides only when to hand it a new matrix.
+// the highest order it has history for, starting at 1; BDF(3) steps at order 2 for a while when
+// it sees a mode it amplifies (engine/sim/stages/bdf_stability.h). Newton: an extrapolated
+// predictor v = v_k; each iteration solves J dv = -G to the forcing term eta with the shared
+// StepSolver (whose reused factor serves all iterations), then a line search. G is the gradient of
+// the step's incremental potential Psi (backward_euler_residual.h), so the line search looks for
+// Psi's minimum along dv (minimizing_line_search); with a follower load, which has no potential, it
+// backtracks on |G|^2 (Armijo). The Jacobian (K at the current iterate) is re-evaluated when it no
+// longer serves: after 4 iterations on the same Jacobian with a contraction Theta = |s_k| /
+// |s_{k-1}| >= 1e-3 (the thesis's rule), when Theta >= 0.2, when the line search had to shorten the
+// step, or when it fails on a stale one. The StepSolver decides on its own when the matrix it is
+// handed has drifted enough to refactor; this class decides only when to hand it a new matrix.
 //
 // Definiteness: Newton asks the StepSolver for directions (SolverOptions::newton_direction): CG
 // on J itself, preconditioned by a factor of a definite matrix near it (reused across iterations
@@ -81,6 +82,9 @@ class BdfNewton final : public Integrator {
   // The forces of a strain of 1e-6 over the body (E L^2 1e-6, L the rest diagonal): the smallest
   // that count in the convergence test (see newton()).
   double negligible_force_ = 0;
+  // BDF(3)'s watch for amplified modes ignores third differences below this (see bdf_stability.h).
+  double difference_floor_ = 0;
+  int step_order_ = 1;  // the order of the step being taken
   StepLoads loads_;
   SolverOptions solver_options_;           // Newton's linear solves: tolerance eta
   SolverOptions fallback_solver_options_;  // the linearized fallback's

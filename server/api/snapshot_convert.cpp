@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/sim/stages/bdf_stability.h"
 #include "server/api/proto_convert.h"
 #include "server/api_error.h"
 
@@ -105,6 +106,15 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   }
   out.set_history_dt(history.dt);
   out.set_history_time(history.t);
+  const SimulationState::History::OrderLimit& limit = history.order_limit;
+  v1::BdfOrderLimit& limit_out = *out.mutable_history_order_limit();
+  limit_out.set_window_sum(limit.window_sum);
+  limit_out.set_last_window_sum(limit.last_window_sum);
+  limit_out.set_growth(limit.growth);
+  limit_out.set_window_steps(limit.window_steps);
+  limit_out.set_growing_windows(limit.growing_windows);
+  limit_out.set_reduced_steps(limit.reduced_steps);
+  limit_out.set_reductions(limit.reductions);
   const SimulationState::FreeMotion& free_motion = snap.state.free_motion;
   add_vec3s(free_motion.v, *out.mutable_free_motion_velocities());
   out.set_free_motion_dt(free_motion.dt);
@@ -175,6 +185,23 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
   }
   state.history.dt = in.history_dt();
   state.history.t = state.history.p.empty() ? -1 : in.history_time();
+  if (in.has_history_order_limit()) {
+    const v1::BdfOrderLimit& limit = in.history_order_limit();
+    const bool sums_ok = std::isfinite(limit.window_sum()) && limit.window_sum() >= 0 &&
+                         std::isfinite(limit.last_window_sum()) && limit.last_window_sum() >= 0 &&
+                         std::isfinite(limit.growth()) && limit.growth() >= 1;
+    const bool counts_ok = limit.window_steps() >= 0 && limit.window_steps() < kWindowSteps &&
+                           limit.growing_windows() >= 0 && limit.reduced_steps() >= 0 &&
+                           limit.reduced_steps() <= kReducedSteps && limit.reductions() >= 0;
+    if (!sums_ok || !counts_ok)
+      invalid_argument("snapshot.history_order_limit",
+                       "sums must be finite and >= 0, growth >= 1, window_steps in [0, " +
+                           std::to_string(kWindowSteps) + "), reduced_steps in [0, " +
+                           std::to_string(kReducedSteps) + "], counts >= 0");
+    state.history.order_limit = {
+        limit.window_sum(),      limit.last_window_sum(), limit.growth(),    limit.window_steps(),
+        limit.growing_windows(), limit.reduced_steps(),   limit.reductions()};
+  }
   const auto free_motion_values = static_cast<size_t>(in.free_motion_velocities_size());
   if (free_motion_values != 0 && free_motion_values != per_state)
     invalid_argument("snapshot.free_motion_velocities",
