@@ -3,12 +3,14 @@
 # (linearized and Newton backward Euler, vbd, projective, quasi-newton, xpbd) and iteration count, the
 # distance to converged implicit Euler on the same energy (softbody-sim
 # run --reference: the exact reference, Newton to 1e-10) against the median wall time per step,
-# on one thread. Scenes: the knight sagging on its base (stiff, E = 200 kPa, and soft, 20 kPa)
-# and the default scene's sphere pushing a body (a tool), all with the per-element StVK law
+# on one thread. Scenes: the knight sagging on its base (stiff, E = 200 kPa, and soft, 20 kPa),
+# the default scene's sphere pushing a body (a tool) and the knight's head grabbed, pulled aside
+# and let go (bench/scenes/knight-grab.json: a grab tool's anchors), all with the per-element StVK law
 # (stvk-tl: the fast solvers need per-element energies). Takes about 10 minutes; run on a quiet
 # machine. JSON lines go to $RESULTS_DIR (default build/bench-results)/solver-comparison.jsonl;
 # bench/summarize_solver_comparison.py prints the table. ONLY=REGEX runs only the labels it
-# matches (e.g. ONLY=xpbd), appending to the results instead of starting them afresh.
+# matches (e.g. ONLY=xpbd) and CASES="a b" only those cases; either appends to the results instead
+# of starting them afresh. bench/plot_solver_comparison.py draws the work-precision plot.
 # xpbd takes no volumetric term (its constraints are the law's whole energy): its rows drop it,
 # and with substeps its reference is implicit Euler with the same substeps.
 set -euo pipefail
@@ -20,7 +22,8 @@ mkdir -p "$out"
 result="$out/solver-comparison.jsonl"
 duration=${DURATION:-1}
 only=${ONLY:-}
-[[ -z $only ]] && : >"$result"
+cases=${CASES:-knight-stiff knight-soft default-push knight-grab}
+[[ -z $only && -z ${CASES:-} ]] && : >"$result"
 
 run() {  # run LABEL SCENE-NAME SCENE-FILE [--set ...]
   local label=$1 name=$2 scene=$3
@@ -32,14 +35,20 @@ run() {  # run LABEL SCENE-NAME SCENE-FILE [--set ...]
   echo "  $name $label" >&2
 }
 
-for case in knight-stiff knight-soft default-push; do
+for case in $cases; do
   case $case in
     knight-stiff) scene=scenes/knight.json; extra=() ;;
     knight-soft) scene=scenes/knight.json; extra=(--set material.E=2e4) ;;
     default-push) scene=scenes/default.json; extra=() ;;
+    knight-grab) scene=bench/scenes/knight-grab.json; extra=() ;;
+    *) echo "unknown case $case" >&2; exit 2 ;;
   esac
   run linearized-backward-euler "$case" "$scene" "${extra[@]}" --set integrator.type=linearized-backward-euler
   run implicit-euler "$case" "$scene" "${extra[@]}" --set integrator.type=implicit-euler
+  # BDF's trajectory is a different discretization of the same equations: its distance to implicit
+  # Euler is the first-order method's error as much as its own.
+  run bdf2 "$case" "$scene" "${extra[@]}" --set integrator.type=bdf2
+  run bdf3 "$case" "$scene" "${extra[@]}" --set integrator.type=bdf3
   for n in 5 10 20 40 80; do
     run "vbd $n" "$case" "$scene" "${extra[@]}" --set integrator.type=vbd --set integrator.iterations=$n
   done

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Draws seed 001's validation plots from the JSON the reproduction scripts wrote beside this file
-(toy-spring.json, ex1.json, ex4.json, creep.json, ex11.json) into docs/validation/seed001-*.png. Needs Debian's
+(toy-spring.json, ex1.json, ex4.json, ex10.json, creep.json, ex11.json) into docs/validation/seed001-*.png. Needs Debian's
 python3-matplotlib (apt-get install python3-matplotlib). Usage: /usr/bin/python3
 docs/validation/seed001/plots.py"""
 import json
@@ -127,6 +127,31 @@ def ex11():
     fig.savefig(OUT / "seed001-ex11.png", dpi=110)
 
 
-for draw in (toy_spring, ex1, ex4, creep, ex11):
+def ex10():
+    series = load("ex10.json")["series"]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    for ax, size in zip(axes, ("0.1", "0.2")):
+        for name, points in series.items():
+            if not name.endswith(f", {size} m"):
+                continue
+            color = "C3" if name.startswith("constant Q") else ("C2" if "overdamped" in name else "C0")
+            ax.plot([t for t, _ in points], [1000 * x / float(size) for _, x in points], color=color,
+                    lw=1.2, label=name.rsplit(",", 1)[0])
+        bdf3 = series.get(f"constant Q, {size} m, BDF(3) 40 ms")
+        if bdf3:
+            ax.plot([t for t, _ in bdf3 if t <= 8], [1000 * x / float(size) for t, x in bdf3 if t <= 8],
+                    color="C3", lw=0.8, ls=":", label="constant Q, BDF(3) at 40 ms")
+        ax.axvline(4, color="k", lw=0.5)
+        ax.set_xlabel("time [s] (10 Pa shear until 4 s)")
+        ax.set_title(f"{size} m cube")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("top displacement / size [‰]")
+    axes[0].legend(fontsize=7)
+    fig.suptitle("Ex. 10: constant Q against Hooke, and the cube scaled ×2 (BDF(2), 5 ms)")
+    fig.tight_layout()
+    fig.savefig(OUT / "seed001-ex10.png", dpi=110)
+
+
+for draw in (toy_spring, ex1, ex4, ex10, creep, ex11):
     draw()
     print("drew", draw.__name__)
