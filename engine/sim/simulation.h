@@ -110,13 +110,19 @@ struct SimulationState {
     std::vector<Vec3Array> p, v;  // p[0] = p_{n-1}, p[1] = p_{n-2}
     double dt = 0;
     double t = -1;  // the time of the state it belongs to
-    // BDF(3)'s watch for modes it amplifies (engine/sim/stages/bdf_stability.h): the sum of the
-    // squared third differences over the current and the last window of steps, the steps in the
-    // current one, how many windows in a row grew and by how much together, the steps left at
-    // order 2, and how often the order has been limited since the history began.
-    struct OrderLimit {
+    // BDF(3)'s watch for modes it amplifies (engine/sim/stages/bdf_stability.h): per window
+    // length (a short one for fast growth, a long one for slow), the sums of the squared third
+    // differences over the current and the last window, the steps in the current one, how many
+    // windows in a row grew and by how much together; the steps left at order 2 and how often the
+    // order has been limited since the history began.
+    struct GrowthWatch {
       double window_sum = 0, last_window_sum = 0, growth = 1;
-      int window_steps = 0, growing_windows = 0, reduced_steps = 0, reductions = 0;
+      int window_steps = 0, growing_windows = 0;
+      bool operator==(const GrowthWatch&) const = default;
+    };
+    struct OrderLimit {
+      GrowthWatch fast, slow;
+      int reduced_steps = 0, reductions = 0;
       bool operator==(const OrderLimit&) const = default;
     } order_limit;
     bool operator==(const History&) const = default;

@@ -9,6 +9,28 @@
 namespace softbody::server {
 namespace {
 
+void to_proto(const SimulationState::History::GrowthWatch& watch, v1::BdfGrowthWatch& out) {
+  out.set_window_sum(watch.window_sum);
+  out.set_last_window_sum(watch.last_window_sum);
+  out.set_growth(watch.growth);
+  out.set_window_steps(watch.window_steps);
+  out.set_growing_windows(watch.growing_windows);
+}
+
+SimulationState::History::GrowthWatch watch_from(const v1::BdfGrowthWatch& in,
+                                                 const GrowthRule& rule, const std::string& field) {
+  const bool sums_ok = std::isfinite(in.window_sum()) && in.window_sum() >= 0 &&
+                       std::isfinite(in.last_window_sum()) && in.last_window_sum() >= 0 &&
+                       std::isfinite(in.growth()) && in.growth() >= 1;
+  const bool counts_ok =
+      in.window_steps() >= 0 && in.window_steps() < rule.window_steps && in.growing_windows() >= 0;
+  if (!sums_ok || !counts_ok)
+    invalid_argument(field, "sums must be finite and >= 0, growth >= 1, window_steps in [0, " +
+                                std::to_string(rule.window_steps) + "), growing_windows >= 0");
+  return {in.window_sum(), in.last_window_sum(), in.growth(), in.window_steps(),
+          in.growing_windows()};
+}
+
 using Values = google::protobuf::RepeatedField<double>;
 
 void add_vec3s(const Vec3Array& vectors, Values& out) {
@@ -108,11 +130,8 @@ void to_proto(const SessionSnapshot& snap, v1::Snapshot& out) {
   out.set_history_time(history.t);
   const SimulationState::History::OrderLimit& limit = history.order_limit;
   v1::BdfOrderLimit& limit_out = *out.mutable_history_order_limit();
-  limit_out.set_window_sum(limit.window_sum);
-  limit_out.set_last_window_sum(limit.last_window_sum);
-  limit_out.set_growth(limit.growth);
-  limit_out.set_window_steps(limit.window_steps);
-  limit_out.set_growing_windows(limit.growing_windows);
+  to_proto(limit.fast, *limit_out.mutable_fast());
+  to_proto(limit.slow, *limit_out.mutable_slow());
   limit_out.set_reduced_steps(limit.reduced_steps);
   limit_out.set_reductions(limit.reductions);
   const SimulationState::FreeMotion& free_motion = snap.state.free_motion;
@@ -187,20 +206,16 @@ SessionSnapshot snapshot_state_from_proto(const v1::Snapshot& in, size_t n) {
   state.history.t = state.history.p.empty() ? -1 : in.history_time();
   if (in.has_history_order_limit()) {
     const v1::BdfOrderLimit& limit = in.history_order_limit();
-    const bool sums_ok = std::isfinite(limit.window_sum()) && limit.window_sum() >= 0 &&
-                         std::isfinite(limit.last_window_sum()) && limit.last_window_sum() >= 0 &&
-                         std::isfinite(limit.growth()) && limit.growth() >= 1;
-    const bool counts_ok = limit.window_steps() >= 0 && limit.window_steps() < kWindowSteps &&
-                           limit.growing_windows() >= 0 && limit.reduced_steps() >= 0 &&
-                           limit.reduced_steps() <= kReducedSteps && limit.reductions() >= 0;
-    if (!sums_ok || !counts_ok)
-      invalid_argument("snapshot.history_order_limit",
-                       "sums must be finite and >= 0, growth >= 1, window_steps in [0, " +
-                           std::to_string(kWindowSteps) + "), reduced_steps in [0, " +
-                           std::to_string(kReducedSteps) + "], counts >= 0");
-    state.history.order_limit = {
-        limit.window_sum(),      limit.last_window_sum(), limit.growth(),    limit.window_steps(),
-        limit.growing_windows(), limit.reduced_steps(),   limit.reductions()};
+    SimulationState::History::OrderLimit& order_limit = state.history.order_limit;
+    order_limit.fast = watch_from(limit.fast(), kFastRule, "snapshot.history_order_limit.fast");
+    order_limit.slow = watch_from(limit.slow(), kSlowRule, "snapshot.history_order_limit.slow");
+    const int longest = reduced_steps_after(kMaxDoublings + 1);
+    if (limit.reduced_steps() < 0 || limit.reduced_steps() > longest || limit.reductions() < 0)
+      invalid_argument(
+          "snapshot.history_order_limit",
+          "reduced_steps must lie in [0, " + std::to_string(longest) + "] and reductions be >= 0");
+    order_limit.reduced_steps = limit.reduced_steps();
+    order_limit.reductions = limit.reductions();
   }
   const auto free_motion_values = static_cast<size_t>(in.free_motion_velocities_size());
   if (free_motion_values != 0 && free_motion_values != per_state)

@@ -211,8 +211,9 @@ TEST_F(Sessions, AViscoelasticSessionContinuesIdenticallyWithItsMemory) {
   expect_refused(*stub, bad_history, "snapshot.history_positions");
   // BDF(3)'s stability watch is history too (engine/sim/stages/bdf_stability.h): 18 of the 20
   // steps ran at order 3 and were counted; one limited to order 2 steps at order 2 when restored.
-  EXPECT_EQ(snap.history_order_limit().window_steps(), 18);
-  EXPECT_GT(snap.history_order_limit().window_sum(), 0);
+  EXPECT_EQ(snap.history_order_limit().slow().window_steps(), 18);
+  EXPECT_EQ(snap.history_order_limit().fast().window_steps(), 2);
+  EXPECT_GT(snap.history_order_limit().slow().window_sum(), 0);
   v1::Snapshot limited = snap;
   limited.mutable_history_order_limit()->set_reduced_steps(5);
   v1::CreateSessionRequest restore;
@@ -224,8 +225,8 @@ TEST_F(Sessions, AViscoelasticSessionContinuesIdenticallyWithItsMemory) {
   ASSERT_TRUE(control(*stub, restored.id(), v1::CONTROL_ACTION_STEP, 1, &stepped).ok());
   EXPECT_EQ(stepped.last_step().bdf_order(), 2);
   EXPECT_EQ(snapshot(*stub, restored.id()).history_order_limit().reduced_steps(), 4);
-  limited.mutable_history_order_limit()->set_window_steps(-1);
-  expect_refused(*stub, limited, "snapshot.history_order_limit");
+  limited.mutable_history_order_limit()->mutable_fast()->set_window_steps(16);
+  expect_refused(*stub, limited, "snapshot.history_order_limit.fast");
   snap.mutable_material_memory()->RemoveLast();
   expect_refused(*stub, snap, "snapshot.material_memory");
 

@@ -1,5 +1,6 @@
 #include "engine/sim/stages/bdf_stability.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace softbody {
@@ -13,9 +14,32 @@ double third_difference_rms(const Vec3Array& p_next, const Vec3Array& p, const V
   return std::sqrt(sum / static_cast<double>(n));
 }
 
+int reduced_steps_after(int reductions) {
+  return kReducedSteps << std::min(std::max(reductions - 1, 0), kMaxDoublings);
+}
+
 int order_allowed(const SimulationState::History::OrderLimit& limit) {
   return limit.reduced_steps > 0 ? 2 : 3;
 }
+
+namespace {
+
+// Adds one step's squared difference to `watch`; true when its rule sees growth.
+bool sees_growth(SimulationState::History::GrowthWatch& watch, const GrowthRule& rule,
+                 double squared_difference, double floor) {
+  watch.window_sum += squared_difference;
+  if (++watch.window_steps < rule.window_steps) return false;
+  const double noise = floor * floor * rule.window_steps;
+  const bool growing = watch.last_window_sum > noise && watch.window_sum > watch.last_window_sum;
+  watch.growing_windows = growing ? watch.growing_windows + 1 : 0;
+  watch.growth = growing ? watch.growth * (watch.window_sum / watch.last_window_sum) : 1;
+  watch.last_window_sum = watch.window_sum;
+  watch.window_sum = 0;
+  watch.window_steps = 0;
+  return watch.growing_windows >= rule.windows && watch.growth >= rule.growth;
+}
+
+}  // namespace
 
 void observe_step(SimulationState::History::OrderLimit& limit, int stepped_order, double difference,
                   double floor) {
@@ -24,21 +48,15 @@ void observe_step(SimulationState::History::OrderLimit& limit, int stepped_order
     return;
   }
   if (stepped_order < 3) return;
-  limit.window_sum += difference * difference;
-  if (++limit.window_steps < kWindowSteps) return;
-  const double noise = floor * floor * kWindowSteps;
-  const bool growing = limit.last_window_sum > noise && limit.window_sum > limit.last_window_sum;
-  limit.growing_windows = growing ? limit.growing_windows + 1 : 0;
-  limit.growth = growing ? limit.growth * (limit.window_sum / limit.last_window_sum) : 1;
-  limit.last_window_sum = limit.window_sum;
-  limit.window_sum = 0;
-  limit.window_steps = 0;
-  if (limit.growing_windows >= kGrowingWindows ||
-      (limit.growing_windows >= 2 && limit.growth >= kFastGrowth)) {
-    // Damp the mode at order 2, then watch afresh.
+  const double squared = difference * difference;
+  const bool fast = sees_growth(limit.fast, kFastRule, squared, floor);
+  const bool slow = sees_growth(limit.slow, kSlowRule, squared, floor);
+  if (fast || slow) {
+    // Damp the mode at order 2, then watch afresh; each time again for twice as long: a body
+    // whose modes order 3 amplifies keeps them.
     const int reductions = limit.reductions + 1;
     limit = {};
-    limit.reduced_steps = kReducedSteps;
+    limit.reduced_steps = reduced_steps_after(reductions);
     limit.reductions = reductions;
   }
 }

@@ -11,10 +11,11 @@
 // The indicator is the third backward difference of the positions, |p_{n+1} - 3 p_n + 3 p_{n-1} -
 // p_{n-2}| (RMS over the vertices): h^3 |p'''| for smooth motion, and (2 sin(omega h / 2))^3 times
 // the amplitude for an oscillation at omega h, so the band order 3 amplifies dominates it. Its
-// squares are summed over windows of kWindowSteps steps (the sum averages over an oscillation's
-// phase); kGrowingWindows windows in a row each with a larger sum than the one before (or two that
-// together grew kFastGrowth-fold), above the noise floor, limit the order to 2 for kReducedSteps
-// steps, after which order 3 is tried again.
+// squares are summed over windows (the sum averages over an oscillation's phase) by two watches:
+// two 16-step windows in a row that each grew and together grew 16-fold, or three 32-step windows
+// in a row that each grew, above the noise floor, limit the order to 2 for kReducedSteps steps,
+// after which order 3 is tried again; each further limit lasts twice as long (a body's
+// lightly damped modes stay: the elastic liver slab rang up again within seconds of each limit).
 // A false alarm (a body pushed harder and harder) costs only order 2 for those steps. Everything
 // lives in the state's BDF history (SimulationState::History::OrderLimit), so rollback, snapshots
 // and a restart at order 1 (new dt, settings change) carry or clear it with the history.
@@ -24,12 +25,20 @@
 
 namespace softbody {
 
-inline constexpr int kWindowSteps = 32;
-inline constexpr int kGrowingWindows = 3;
-// Two growing windows suffice when together they grew by this factor (the amplitude by 4): an
-// undamped mode at omega h = 1 grows 4.4 % a step, 4x in 32 steps.
-inline constexpr double kFastGrowth = 16;
-inline constexpr int kReducedSteps = 8 * kWindowSteps;
+// The two watches: a window length, how many growing windows in a row, and how much they must
+// have grown together. The short one catches fast growth (an undamped mode at omega h = 1 grows
+// 4.4 % a step, 4x in 32 steps; the elastic liver slab reached 3.2 m/s with only the long one, 1.3
+// with both), the long one slow growth whose short windows wander with the oscillation's phase (the
+// liver-creep slab's, 0.06 % a step, went unseen by 16-step windows).
+struct GrowthRule {
+  int window_steps, windows;
+  double growth;
+};
+inline constexpr GrowthRule kFastRule{16, 2, 16};
+inline constexpr GrowthRule kSlowRule{32, 3, 1};
+inline constexpr int kReducedSteps = 256;
+// The k-th limit lasts kReducedSteps 2^(k-1) steps, at most 2^kMaxDoublings times as long.
+inline constexpr int kMaxDoublings = 5;
 // The indicator's floor as a fraction of the rest bounding-box diagonal: below it a mode is
 // invisible (25 nm on the 25 cm liver slab), and the Newton tolerance's noise does not count as
 // growth. At 1e-9 the liver slab at rest spent half its steps at order 2 (windows near the floor
@@ -39,6 +48,9 @@ inline constexpr double kDifferenceFloor = 1e-7;
 // RMS over the vertices of p_next - 3 p + 3 p_1 - p_2 (p_1, p_2: the two states before p).
 double third_difference_rms(const Vec3Array& p_next, const Vec3Array& p, const Vec3Array& p_1,
                             const Vec3Array& p_2);
+
+// How many steps at order 2 the `reductions`-th limit (from 1) lasts.
+int reduced_steps_after(int reductions);
 
 // The highest order the limit allows now (2 while a growing mode is being damped, else 3).
 int order_allowed(const SimulationState::History::OrderLimit& limit);
