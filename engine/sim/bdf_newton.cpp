@@ -321,12 +321,19 @@ bool BdfNewton::accept(SimulationState& state, StepStats& stats) {
     history = {};
     return true;
   }
-  if (!(history.t == t_start && history.dt == step_dt_)) history = {};
+  if (!(history.t == t_start && history.dt == step_dt_)) {
+    // A retry with substeps (a rollback, which a growing mode may well cause) changes dt: the
+    // watch's windows start again, but a limit in force and the count of limits stay.
+    const SimulationState::History::OrderLimit limit = history.order_limit;
+    history = {};
+    history.order_limit.reduced_steps = limit.reduced_steps;
+    history.order_limit.reductions = limit.reductions;
+  }
   if (order_ == 3) {
+    const bool watched =
+        step_order_ == 3 && history.order_limit.reduced_steps == 0 && history.p.size() == 2;
     const double difference =
-        history.p.size() == 2
-            ? third_difference_rms(state.p, previous_p, history.p[0], history.p[1])
-            : 0;
+        watched ? third_difference_rms(state.p, previous_p, history.p[0], history.p[1]) : 0;
     observe_step(history.order_limit, step_order_, difference, difference_floor_);
   }
   history.p.insert(history.p.begin(), std::move(previous_p));

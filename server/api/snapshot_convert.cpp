@@ -21,14 +21,16 @@ SimulationState::History::GrowthWatch watch_from(const v1::BdfGrowthWatch& in,
                                                  const GrowthRule& rule, const std::string& field) {
   const bool sums_ok = std::isfinite(in.window_sum()) && in.window_sum() >= 0 &&
                        std::isfinite(in.last_window_sum()) && in.last_window_sum() >= 0 &&
-                       std::isfinite(in.growth()) && in.growth() >= 1;
+                       std::isfinite(in.growth()) && (in.growth() >= 1 || in.growth() == 0);
   const bool counts_ok =
       in.window_steps() >= 0 && in.window_steps() < rule.window_steps && in.growing_windows() >= 0;
   if (!sums_ok || !counts_ok)
-    invalid_argument(field, "sums must be finite and >= 0, growth >= 1, window_steps in [0, " +
-                                std::to_string(rule.window_steps) + "), growing_windows >= 0");
-  return {in.window_sum(), in.last_window_sum(), in.growth(), in.window_steps(),
-          in.growing_windows()};
+    invalid_argument(
+        field, "sums must be finite and >= 0, growth >= 1 (or 0: unset), window_steps in [0, " +
+                   std::to_string(rule.window_steps) + "), growing_windows >= 0");
+  // growth 0: the field unset (a client-built watch), which is 1.
+  return {in.window_sum(), in.last_window_sum(), in.growth() == 0 ? 1 : in.growth(),
+          in.window_steps(), in.growing_windows()};
 }
 
 using Values = google::protobuf::RepeatedField<double>;

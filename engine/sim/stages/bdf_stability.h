@@ -1,24 +1,27 @@
 // BDF(3)'s stability limit. BDF(3) is only A(86°)-stable: on a lightly damped oscillation with
-// 0 < omega h < ~2 its roots lie outside the unit circle (an undamped one grows by up to 4.4 % a
-// step at omega h = 1; one with damping ratio 0.05 by up to 1.1 %). A constant-Q material (Q = 4.8:
-// damping ratio ~0.07-0.13 over the fit band, less where the three-term fit's Q peaks) or an
-// elastic body with little damping then rings up slowly with nothing wrong in any single step: the
-// Ex. 10 cube at 40 ms grew 14x in 36 s, the shipped liver-creep slab at rest 2.5x in 40 s. BDF(2)
-// is A-stable and damps the same modes. So, as CVODE's stability limit detection does for its
-// orders 3-5 (Hindmarsh, "Detecting stability barriers in BDF solvers", 1992), the step watches for
-// a mode that order 3 amplifies and steps at order 2 for a while when it sees one.
+// 0 < omega h < ~2 its roots lie outside the unit circle (an undamped one grows by 4.4 % a step
+// at omega h = 1, 4.6 % at most, near 1.14; one with damping ratio 0.05 by up to 1.1 %). A
+// constant-Q material (Q = 4.8: damping ratio ~0.07-0.13 over the fit band, less where the
+// three-term fit's Q peaks) or an elastic body with little damping then rings up slowly with
+// nothing wrong in any single step: the Ex. 10 cube at 40 ms grew 14x in 36 s, the shipped
+// liver-creep slab at rest 2.5x in 40 s. BDF(2) is A-stable and damps the same modes. So, as
+// CVODE's stability limit detection does for its orders 3-5 (Hindmarsh, "Detecting stability
+// barriers in BDF solvers", 1992), the step watches for a mode that order 3 amplifies and steps at
+// order 2 for a while when it sees one.
 //
 // The indicator is the third backward difference of the positions, |p_{n+1} - 3 p_n + 3 p_{n-1} -
 // p_{n-2}| (RMS over the vertices): h^3 |p'''| for smooth motion, and (2 sin(omega h / 2))^3 times
 // the amplitude for an oscillation at omega h, so the band order 3 amplifies dominates it. Its
 // squares are summed over windows (the sum averages over an oscillation's phase) by two watches:
-// two 16-step windows in a row that each grew and together grew 16-fold, or three 32-step windows
-// in a row that each grew, above the noise floor, limit the order to 2 for kReducedSteps steps,
+// after a baseline window, two or more 16-step windows in a row that each grew and together grew
+// 8-fold (in squares: the amplitude 2.8-fold), or three 32-step windows in a row that each grew,
+// above the noise floor, limit the order to 2 for kReducedSteps steps,
 // after which order 3 is tried again; each further limit lasts twice as long (a body's
 // lightly damped modes stay: the elastic liver slab rang up again within seconds of each limit).
 // A false alarm (a body pushed harder and harder) costs only order 2 for those steps. Everything
-// lives in the state's BDF history (SimulationState::History::OrderLimit), so rollback, snapshots
-// and a restart at order 1 (new dt, settings change) carry or clear it with the history.
+// lives in the state's BDF history (SimulationState::History::OrderLimit), so rollback and
+// snapshots carry it and a settings change clears it with the history; a retry with substeps (a
+// new dt) restarts the windows but keeps a limit in force and the count of limits.
 #pragma once
 
 #include "engine/sim/simulation.h"
@@ -27,14 +30,15 @@ namespace softbody {
 
 // The two watches: a window length, how many growing windows in a row, and how much they must
 // have grown together. The short one catches fast growth (an undamped mode at omega h = 1 grows
-// 4.4 % a step, 4x in 32 steps; the elastic liver slab reached 3.2 m/s with only the long one, 1.3
-// with both), the long one slow growth whose short windows wander with the oscillation's phase (the
-// liver-creep slab's, 0.06 % a step, went unseen by 16-step windows).
+// 4.4 % a step, 4x in 32 steps; the elastic liver slab reached 3.2 m/s with only the long one,
+// 1.3 with a short one needing 16-fold growth, 0.67 with 8-fold), the long one slow growth whose
+// short windows wander with the oscillation's phase (the liver-creep slab's, 0.06 % a step, went
+// unseen by 16-step windows).
 struct GrowthRule {
   int window_steps, windows;
   double growth;
 };
-inline constexpr GrowthRule kFastRule{16, 2, 16};
+inline constexpr GrowthRule kFastRule{16, 2, 8};
 inline constexpr GrowthRule kSlowRule{32, 3, 1};
 inline constexpr int kReducedSteps = 256;
 // The k-th limit lasts kReducedSteps 2^(k-1) steps, at most 2^kMaxDoublings times as long.
