@@ -334,7 +334,8 @@ bool BdfNewton::accept(SimulationState& state, StepStats& stats) {
         step_order_ == 3 && history.order_limit.reduced_steps == 0 && history.p.size() == 2;
     const double difference =
         watched ? third_difference_rms(state.p, previous_p, history.p[0], history.p[1]) : 0;
-    observe_step(history.order_limit, step_order_, difference, difference_floor_);
+    const double motion = watched ? rms_distance(state.p, previous_p) : 0;
+    observe_step(history.order_limit, step_order_, difference, motion, difference_floor_);
   }
   history.p.insert(history.p.begin(), std::move(previous_p));
   history.v.insert(history.v.begin(), std::move(previous_v));

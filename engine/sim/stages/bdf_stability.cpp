@@ -5,6 +5,14 @@
 
 namespace softbody {
 
+double rms_distance(const Vec3Array& a, const Vec3Array& b) {
+  const size_t n = a.size();
+  if (n == 0) return 0;
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += (a[i] - b[i]).squaredNorm();
+  return std::sqrt(sum / static_cast<double>(n));
+}
+
 double third_difference_rms(const Vec3Array& p_next, const Vec3Array& p, const Vec3Array& p_1,
                             const Vec3Array& p_2) {
   const size_t n = p_next.size();
@@ -42,13 +50,15 @@ bool sees_growth(SimulationState::History::GrowthWatch& watch, const GrowthRule&
 }  // namespace
 
 void observe_step(SimulationState::History::OrderLimit& limit, int stepped_order, double difference,
-                  double floor) {
+                  double motion, double floor) {
   if (limit.reduced_steps > 0) {
     --limit.reduced_steps;
     return;
   }
   if (stepped_order < 3) return;
-  const double squared = difference * difference;
+  // Only what the band order 3 amplifies counts: smooth motion's third difference is a small part
+  // of its step.
+  const double squared = difference > kBandRatio * motion ? difference * difference : 0;
   const bool fast = sees_growth(limit.fast, kFastRule, squared, floor);
   const bool slow = sees_growth(limit.slow, kSlowRule, squared, floor);
   if (fast || slow) {
