@@ -14,6 +14,7 @@
 #include "engine/scene/scene.h"
 #include "engine/sim/integrator.h"
 #include "engine/sim/stages/bdf_stability.h"
+#include "engine/sim/stages/energy_guard.h"
 
 namespace softbody {
 namespace {
@@ -113,31 +114,10 @@ struct VibratingBar {
   }
 };
 
-// Kinetic energy of the motion relative to the body's rigid motion (the mass-weighted mean
-// velocity and the angular velocity of its angular momentum): the deformation's.
+// Kinetic energy of the motion relative to the body's rigid motion: the deformation's.
 double deformation_kinetic_energy(const std::vector<double>& mass, const Vec3Array& p,
                                   const Vec3Array& v) {
-  Vec3 momentum = Vec3::Zero(), centroid = Vec3::Zero();
-  double total = 0;
-  for (size_t i = 0; i < v.size(); ++i) {
-    momentum += mass[i] * v[i];
-    centroid += mass[i] * p[i];
-    total += mass[i];
-  }
-  const Vec3 mean = momentum / total;
-  centroid /= total;
-  Vec3 angular = Vec3::Zero();
-  Mat3 inertia = Mat3::Zero();
-  for (size_t i = 0; i < v.size(); ++i) {
-    const Vec3 r = p[i] - centroid;
-    angular += mass[i] * r.cross(v[i] - mean);
-    inertia += mass[i] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
-  }
-  const Vec3 omega = inertia.ldlt().solve(angular);
-  double energy = 0;
-  for (size_t i = 0; i < v.size(); ++i)
-    energy += 0.5 * mass[i] * (v[i] - mean - omega.cross(p[i] - centroid)).squaredNorm();
-  return energy;
+  return kinetic_energy(mass, velocity_relative_to_rigid_motion(mass, p, v));
 }
 
 // Lightly damped (d_mu = 2 Pa s: damping ratios ~0.005-0.01 on the lowest modes) and stepped at

@@ -69,25 +69,31 @@ double EnergyBalance::created(const EnergyState& end) const {
   return after - start_total_ - work;
 }
 
-double remove_created_energy(const SimulationModel& model, const Vec3Array& p, Vec3Array& v,
-                             double energy) {
-  if (!(energy > 0)) return 0;
-  const auto is_free = [&](size_t i) { return model.fixed.empty() || !model.fixed[i]; };
+Vec3Array velocity_relative_to_rigid_motion(const std::vector<double>& mass, const Vec3Array& p,
+                                            const Vec3Array& v) {
   // The rigid motion with v's momentum: v_c + omega x (p - c), omega = I^-1 L.
-  const Momentum body = momentum(model.mass, p, v);
+  const Momentum body = momentum(mass, p, v);
   const Vec3 centre_velocity = body.linear / body.mass;
   Mat3 inertia = Mat3::Zero();
   for (size_t i = 0; i < p.size(); ++i) {
     const Vec3 r = p[i] - body.centre;
-    inertia += model.mass[i] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
+    inertia += mass[i] * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
   }
   const Vec3 omega = inertia.ldlt().solve(body.angular);
-  double relative_kinetic = 0;
   Vec3Array relative(p.size());
-  for (size_t i = 0; i < p.size(); ++i) {
+  for (size_t i = 0; i < p.size(); ++i)
     relative[i] = v[i] - (centre_velocity + omega.cross(p[i] - body.centre));
+  return relative;
+}
+
+double remove_created_energy(const SimulationModel& model, const Vec3Array& p, Vec3Array& v,
+                             double energy) {
+  if (!(energy > 0)) return 0;
+  const auto is_free = [&](size_t i) { return model.fixed.empty() || !model.fixed[i]; };
+  const Vec3Array relative = velocity_relative_to_rigid_motion(model.mass, p, v);
+  double relative_kinetic = 0;
+  for (size_t i = 0; i < p.size(); ++i)
     if (is_free(i)) relative_kinetic += 0.5 * model.mass[i] * relative[i].squaredNorm();
-  }
   // Energy stored in the deformation or the penalty potentials, or in the rigid motion, is not
   // touched: taking it from the rigid motion stopped a spinning body dead in its first step (a
   // free body must keep its momenta).

@@ -59,6 +59,11 @@ class EnergyBalance {
   Vec3Array surface_forces_;  // at the start's positions and the step's end time; empty: none
 };
 
+// v less the rigid motion with the same linear and angular momentum (v_c + omega x (p - c),
+// omega = I^-1 L about the centre of mass c): the deformation's velocities.
+Vec3Array velocity_relative_to_rigid_motion(const std::vector<double>& mass, const Vec3Array& p,
+                                            const Vec3Array& v);
+
 // Takes `energy` [J] out of the kinetic energy of v's motion relative to the rigid motion with
 // the same linear and angular momentum, which keeps both momenta (all of it when it holds less).
 // Fixed vertices stay at rest. Returns what was taken.
