@@ -257,17 +257,21 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   if (!o.fresh_compliance) {
     clock = Clock::now();
     factorized = solver.ensure_definite_factor(a);
-  } else if (!(matrix.confirmed && matrix.confirmed() && solver.prepare_plain_factor(a))) {
+  } else if (!(matrix.confirmed && matrix.confirmed() && solver.prepare_kept_factor(a))) {
     if (matrix.evaluate) matrix.evaluate();
     clock = Clock::now();
-    double change = 0;
-    factorized = solver.refresh_definite_factor(a, o.fresh_tolerance, &change);
-    // Confirmed only well within the tolerance: the few nanometres a held body moves while the
-    // confirmation stands (FreeMotionMatrix::confirmed) then cannot take its matrix past the
-    // tolerance, and a step kept on the confirmation decides as an evaluating one would.
-    if (matrix.confirm && solver.has_plain_factor() &&
-        change <= kConfirmedShare * o.fresh_tolerance)
-      matrix.confirm();
+    // A step whose matrix may be confirmed keeps a factor only within the share a confirmation
+    // allows, and is confirmed then: one factorization where a held body's matrix sits between
+    // that share and the tolerance lets every held step after it keep the factor without
+    // evaluating the matrix (kept at the whole tolerance instead, a held press evaluated its matrix
+    // every step and was never confirmed). Confirmed only well within the tolerance: the few
+    // nanometres a held body moves while the confirmation stands (FreeMotionMatrix::confirmed)
+    // then cannot take its matrix past the tolerance, and a step kept on the confirmation decides
+    // as an evaluating one would.
+    const bool confirmable = matrix.confirm && matrix.confirmable && matrix.confirmable();
+    factorized = solver.refresh_definite_factor(
+        a, confirmable ? kConfirmedShare * o.fresh_tolerance : o.fresh_tolerance);
+    if (confirmable && solver.has_kept_factor()) matrix.confirm();
   } else {
     clock = Clock::now();
     result.matrix_confirmed = true;

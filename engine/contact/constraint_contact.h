@@ -74,8 +74,12 @@ struct FreeMotionMatrix {
   std::function<bool()> confirmed;
   // Brings `a` to the free motion's end (a stiffness evaluation).
   std::function<void()> evaluate;
-  // Called after the evaluated matrix was compared (and refactored if needed) when the factor in
-  // use is then a plain Cholesky factor of a matrix within tolerance of it: records that.
+  // Whether this step's matrix may be confirmed: it holds no terms the positions do not describe
+  // (engine/sim/stages/confirmed_factor.h, step_matrix_has_other_terms).
+  std::function<bool()> confirmable;
+  // Called on a confirmable step after the evaluated matrix was compared (and refactored if
+  // needed): the factor in use is then a kept factor (StepSolver::has_kept_factor) of a matrix
+  // within the confirmation's share of the tolerance of it. Records that.
   std::function<void()> confirm;
 };
 

@@ -25,9 +25,12 @@ struct ContactOptions {
   // stale matrix: measured 40-60 % jumps on a pressed block when the reused factor is refreshed).
   bool fresh_compliance = true;
   // A fresh compliance keeps the factor in use when it was made from a matrix this close to the
-  // step's (relative, Frobenius): its W then differs from a new factor's by about as much. A
-  // held grasp's matrix moves ~1e-8 a step; a closing one 1e-3 and more. 0: factor every step.
-  double fresh_tolerance = 1e-6;
+  // step's (relative, Frobenius): its W then differs from a new factor's by about as much, and the
+  // contact forces by about that share. A held knight's matrix moves ~1e-8 a step, the squeezed
+  // cube of scenes/grasp.json 1e-6-8e-6 (at 1e-6 it refactored every other held step; at 1e-5 its
+  // trajectory moved 4e-8 m, 7e-7 of its diagonal, and a held step took 4.7 ms instead of 22);
+  // a closing grasp's 1e-3 and more. 0: factor every step.
+  double fresh_tolerance = 1e-5;
   // Self contact (`contact.self`): the body's boundary vertices against its own boundary faces
   // (parts of one body folding onto each other, or the separate bodies of one mesh), as
   // constraint contacts with Coulomb friction `self_mu`.

@@ -416,9 +416,11 @@ bool BdfNewton::attempt(SimulationState& state, double dt, bool /*correction*/, 
     backward_euler_jacobian(m, h, {start_.p, start_.v, forces_start_.K}, forces_, external_,
                             jacobian_);
   };
-  free_motion_matrix.confirm = [&] {
+  free_motion_matrix.confirmable = [&] {
     // external_ was evaluated at the free motion with the matrix.
-    if (step_matrix_has_other_terms(m, loads_, external_start_, external_)) return;
+    return !step_matrix_has_other_terms(m, loads_, external_start_, external_);
+  };
+  free_motion_matrix.confirm = [&] {
     // Before the contact forces move p_next_: it is still the free motion.
     state.confirmed_factor = std::make_shared<const SimulationState::ConfirmedFactor>(
         SimulationState::ConfirmedFactor{start_.p, p_next_, h, solver.factorizations()});

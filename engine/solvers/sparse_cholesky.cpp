@@ -61,6 +61,24 @@ struct SupernodalBuffers {
   }
 };
 
+// A supernodal factor's G = E^T F^-1 E for the unit columns E of a set of unknowns (ascending),
+// solved as one block: W = B^T G B for any B over exactly those unknowns then costs no solve. A
+// held grasp's rows are the same unknowns every step, in frames that may turn; its half-solves
+// and their product were half of the step (scenes/grasp.json: 13 of 25 ms). Unlike the
+// simplicial UnitCompliance it is kept for one set, not grown: a block half-solve's columns are
+// not bit-for-bit those of smaller blocks, so G is a function of (factor, set) only when the set
+// is solved whole, and a restored session, which starts without it, then computes the same bits.
+struct UnknownBlockCompliance {
+  std::vector<int> unknowns;
+  Eigen::MatrixXd g;
+  bool valid = false;
+  void clear() {
+    valid = false;
+    unknowns.clear();
+    g.resize(0, 0);
+  }
+};
+
 }  // namespace
 
 struct SparseCholesky::Impl {
@@ -74,6 +92,9 @@ struct SparseCholesky::Impl {
   mutable HalfSolveColumns half_solves;  // inverse_quadratic_form's buffers, kept between calls
   // inverse_quadratic_form's single-unknown compliances, forgotten whenever the factor changes.
   mutable UnitCompliance unit_compliance;
+  // A supernodal factor's compliance block between the unknowns of the last kept call, forgotten
+  // whenever the factor changes (see inverse_quadratic_form).
+  mutable UnknownBlockCompliance unknown_block;
   mutable SupernodalBuffers supernodal_buffers;
 
   Impl() {
@@ -182,6 +203,7 @@ double SparseCholesky::analyze(const UpperCscView& a) {
   cholmod_free_factor(&impl_->ldlt, &impl_->common);
   impl_->current = nullptr;
   impl_->unit_compliance.clear();
+  impl_->unknown_block.clear();
   // CHOLMOD_AUTO: simplicial when flops per nonzero of L are few (the knight: 1,662 unknowns,
   // factored in 1.0 ms simplicial against 1.6 ms supernodal), supernodal BLAS-3 otherwise.
   impl_->primary = impl_->analyze_as(a, form_ == FactorForm::kSimplicial   ? CHOLMOD_SIMPLICIAL
@@ -341,6 +363,7 @@ double SparseCholesky::mean_absolute_diagonal(const UpperCscView& a) {
 
 void SparseCholesky::begin_info(const UpperCscView& a) {
   impl_->unit_compliance.clear();  // every factorization passes here
+  impl_->unknown_block.clear();
   const double analyze_ms = info_.analyze_ms;
   info_ = FactorInfo{};
   info_.analyze_ms = analyze_ms;
@@ -570,8 +593,50 @@ Eigen::MatrixXd SparseCholesky::inverse_quadratic_form(const Eigen::SparseMatrix
     const Columns z(n, compressed.cols(), nonzeros, c.outer.data(), c.rows.data(), c.scaled.data());
     return Eigen::MatrixXd(y.transpose() * z);
   }
+  if (keep_unknowns) {
+    std::vector<int> unknowns(compressed.innerIndexPtr(),
+                              compressed.innerIndexPtr() + compressed.nonZeros());
+    std::sort(unknowns.begin(), unknowns.end());
+    unknowns.erase(std::unique(unknowns.begin(), unknowns.end()), unknowns.end());
+    if (unknowns.size() <= static_cast<size_t>(UnitCompliance::kMaxUnknowns))
+      return kept_block_quadratic_form(compressed, unknowns);
+  }
   return supernodal_inverse_quadratic_form(impl_->current, impl_->common, compressed,
                                            dense_half_solve_entries_, impl_->supernodal_buffers);
+}
+
+Eigen::MatrixXd SparseCholesky::kept_block_quadratic_form(
+    const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b,
+    const std::vector<int>& unknowns) const {
+  UnknownBlockCompliance& kept = impl_->unknown_block;
+  const auto k = static_cast<Eigen::Index>(unknowns.size());
+  if (!kept.valid || kept.unknowns != unknowns) {
+    Eigen::SparseMatrix<double, Eigen::ColMajor, int> units(b.rows(), k);
+    units.reserve(Eigen::VectorXi::Ones(k));
+    for (Eigen::Index j = 0; j < k; ++j) units.insert(unknowns[static_cast<size_t>(j)], j) = 1.0;
+    units.makeCompressed();
+    kept.g = supernodal_inverse_quadratic_form(
+        impl_->current, impl_->common, units, dense_half_solve_entries_, impl_->supernodal_buffers);
+    kept.unknowns = unknowns;
+    kept.valid = true;
+  }
+  // B's rows renumbered to the block's: W = B_s^T G B_s.
+  Eigen::SparseMatrix<double, Eigen::ColMajor, int> on_block(k, b.cols());
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(static_cast<size_t>(b.nonZeros()));
+  for (Eigen::Index j = 0; j < b.cols(); ++j)
+    for (Eigen::SparseMatrix<double, Eigen::ColMajor, int>::InnerIterator it(b, j); it; ++it) {
+      const auto at = std::lower_bound(unknowns.begin(), unknowns.end(), it.row());
+      entries.emplace_back(static_cast<int>(at - unknowns.begin()), static_cast<int>(j),
+                           it.value());
+    }
+  on_block.setFromTriplets(entries.begin(), entries.end());
+  const Eigen::MatrixXd g_b = kept.g * on_block;
+  Eigen::MatrixXd w = on_block.transpose() * g_b;
+  // Symmetric to the bit, as dsyrk's W was: the lower triangle mirrored.
+  for (Eigen::Index j = 1; j < w.cols(); ++j)
+    for (Eigen::Index i = 0; i < j; ++i) w(i, j) = w(j, i);
+  return w;
 }
 
 void stop_blas_thread_pool() {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
+#include <vector>
 
 #include "engine/solvers/preconditioner.h"
 #include "engine/solvers/symmetric_csc.h"
@@ -63,9 +64,11 @@ class SparseCholesky {
   // operator of constraint rows J = B^T (contact, seed 002). By half-solves, Y = L^-1 P B (sparse:
   // a column touches only its rows' elimination-tree paths) and W = Y^T D^-1 Y (D = I for an
   // LL^T factor), instead of m full solves. For a shifted factor it is that of A + sigma I.
-  // With `keep_unknowns` (a simplicial factor) W comes from the compliances between B's single
-  // unknowns, kept until the next factorization (UnitCompliance): a later B over the same
-  // unknowns costs no solve. Without it every call solves B's columns.
+  // With `keep_unknowns` W comes from the compliances between B's single unknowns, kept until the
+  // next factorization: a later B over the same unknowns costs no solve. A simplicial factor keeps
+  // every unknown it has solved (UnitCompliance); a supernodal one the block of the last set
+  // (UnknownBlockCompliance, up to UnitCompliance::kMaxUnknowns unknowns). Without it every call
+  // solves B's columns.
   Eigen::MatrixXd inverse_quadratic_form(const Eigen::SparseMatrix<double>& b,
                                          bool keep_unknowns = false) const;
   // A supernodal factor's Y = L^-1 P B is solved as a dense block up to this many entries (n x m)
@@ -74,6 +77,11 @@ class SparseCholesky {
   void set_dense_half_solve_entries(double entries) { dense_half_solve_entries_ = entries; }
 
  private:
+  // inverse_quadratic_form on a supernodal factor through the kept block of `unknowns` (B's rows,
+  // ascending, distinct).
+  Eigen::MatrixXd kept_block_quadratic_form(
+      const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b,
+      const std::vector<int>& unknowns) const;
   // The shift ladder, relative to the mean |diagonal|: 4x per rung from kFirstRung.
   static constexpr double kFirstRung = 1e-4, kLastRung = 1e6;
   static double mean_absolute_diagonal(const UpperCscView& a);

@@ -347,21 +347,21 @@ bool StepSolver::ensure_definite_factor(const ConstrainedBlockOperator& a) {
 
 void StepSolver::factorize_definite_now(const ConstrainedBlockOperator& a) {
   prepare_pattern(a);
-  // Only a plain Cholesky factor is carried by states (as a solve's: a continuation stays
-  // identical).
+  // Carried by states whether plain or shifted (as a Newton solve's: a continuation stays
+  // identical and keeps it as the original does).
   install_factor(
-      a, [&] { return factor_->factorize_definite(*csc_, 0); }, false);
+      a, [&] { return factor_->factorize_definite(*csc_, 0); }, true);
 }
 
-bool StepSolver::has_plain_factor() const {
-  return factor_ && factor_->ready() && factor_->info().kind == FactorKind::kCholesky &&
-         factored_record_ && factored_record_->shift == 0;
+bool StepSolver::has_kept_factor() const {
+  return has_definite_factor() && factored_record_ &&
+         factored_record_->shift == factor_->info().shift;
 }
 
-bool StepSolver::prepare_plain_factor(const ConstrainedBlockOperator& a) {
+bool StepSolver::prepare_kept_factor(const ConstrainedBlockOperator& a) {
   prepare_pattern(a);
   apply_restored_state(a, true);
-  return has_plain_factor();
+  return has_kept_factor();
 }
 
 bool StepSolver::refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance,
@@ -369,7 +369,7 @@ bool StepSolver::refresh_definite_factor(const ConstrainedBlockOperator& a, doub
   if (change_out) *change_out = 0;
   prepare_pattern(a);
   apply_restored_state(a, true);
-  if (tolerance > 0 && has_plain_factor()) {
+  if (tolerance > 0 && has_kept_factor()) {
     csc_->assign(a.matrix());  // scratch: a factorization assigns it again
     const std::vector<double>& now = csc_->values();
     const std::vector<double>& then = factored_record_->values;

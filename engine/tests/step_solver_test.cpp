@@ -225,6 +225,48 @@ TEST(SparseCholesky, KeptUnknownsGiveTheDelassusOperatorWhateverWasAskedBefore) 
   }
 }
 
+// A supernodal factor keeps the compliance block of the last set of unknowns it was asked for
+// (UnknownBlockCompliance): W over those unknowns in any frames is W by half-solves, its bits
+// depend only on the factor, the set and the rows (a restored session starts with none kept), and
+// a new factor forgets the block.
+TEST(SparseCholesky, ASupernodalFactorKeepsTheBlockOfItsLastUnknowns) {
+  TestSystem sys(2e4, 0.0, 0.3, 4);
+  const auto fixed = some_fixed(*sys.topology);
+  SymmetricCsc csc(*sys.topology, fixed);
+  csc.assign(sys.a);
+  const Eigen::Index vertices = sys.topology->num_vertices();
+  const Eigen::SparseMatrix<double> today = barycentric_rows(vertices, 12, 0.01);
+
+  SparseCholesky fresh(FactorForm::kSupernodal), used(FactorForm::kSupernodal);
+  for (SparseCholesky* f : {&fresh, &used}) {
+    f->analyze(csc);
+    ASSERT_EQ(f->factorize(csc).kind, FactorKind::kCholesky);
+    ASSERT_TRUE(f->info().supernodal);
+  }
+  const Eigen::MatrixXd solved = fresh.inverse_quadratic_form(today);
+  const Eigen::MatrixXd kept = fresh.inverse_quadratic_form(today, true);
+  EXPECT_LT((kept - solved).norm(), 1e-12 * solved.norm());
+  EXPECT_EQ((kept - kept.transpose()).norm(), 0);
+  // The same unknowns in turned frames (the weights drift): the kept block, no solve, and right.
+  const Eigen::SparseMatrix<double> turned = barycentric_rows(vertices, 12, 0.03);
+  const Eigen::MatrixXd turned_kept = fresh.inverse_quadratic_form(turned, true);
+  const Eigen::MatrixXd turned_solved = fresh.inverse_quadratic_form(turned);
+  EXPECT_LT((turned_kept - turned_solved).norm(), 1e-12 * turned_solved.norm());
+  // The other factor was asked for other unknowns first, then today's in turned frames.
+  used.inverse_quadratic_form(barycentric_rows(vertices, 20, 0.0), true);
+  used.inverse_quadratic_form(turned, true);
+  const Eigen::MatrixXd again = used.inverse_quadratic_form(today, true);
+  EXPECT_TRUE(again == kept) << (again - kept).norm();
+  // A new factorization of another matrix forgets the block.
+  for (Mat3& d : sys.a.vertex_blocks) d.diagonal().array() += 1e3;
+  csc.assign(sys.a);
+  used.factorize(csc);
+  const Eigen::MatrixXd moved = used.inverse_quadratic_form(today, true);
+  const Eigen::MatrixXd moved_solved = used.inverse_quadratic_form(today);
+  EXPECT_LT((moved - moved_solved).norm(), 1e-12 * moved_solved.norm());
+  EXPECT_GT((moved - kept).norm(), 1e-6 * kept.norm());
+}
+
 // The step solver's Delassus operator uses the factor its last solve left, drops the rows of fixed
 // vertices, and refuses an indefinite factor (contact needs W positive definite).
 TEST(StepSolver, GivesTheDelassusOperatorOfItsFactor) {
@@ -271,16 +313,18 @@ TEST(StepSolver, GivesTheDelassusOperatorOfItsFactor) {
 
 // Contact's fresh compliance keeps a factor of (nearly) the same matrix: a held grasp's step
 // matrix moves ~1e-8 a step. Within the tolerance no factorization, and W is the fresh one's to
-// about the tolerance; beyond it, a new factor; a shifted factor (of an indefinite matrix) is never
-// kept, nor is any with tolerance 0.
+// about the tolerance; beyond it, a new factor; none is kept with tolerance 0. A shifted factor
+// (of an indefinite matrix: a squeezed body's) is kept alike: its W is that of a new scan's
+// factor, which lands on the same rung.
 TEST(StepSolver, AFreshDefiniteFactorIsKeptForTheSameMatrixOnly) {
   TestSystem sys(2e4, 0.0, 0.1);
   const auto fixed = some_fixed(*sys.topology);
-  const auto scaled = [&](double factor) {
-    EdgeBlockMatrix a = sys.a;
+  const auto scaled_from = [](const TestSystem& system, double factor) {
+    EdgeBlockMatrix a = system.a;
     for (Mat3& d : a.vertex_blocks) d *= factor;
     return a;
   };
+  const auto scaled = [&](double factor) { return scaled_from(sys, factor); };
   Eigen::SparseMatrix<double> jt(3 * sys.topology->num_vertices(), 2);
   jt.insert(3 * 1 + 1, 0) = 1.0;
   jt.insert(3 * 2, 1) = 0.6;
@@ -302,14 +346,29 @@ TEST(StepSolver, AFreshDefiniteFactorIsKeptForTheSameMatrixOnly) {
   EXPECT_EQ(solver.factorizations(), 2);
   EXPECT_TRUE(solver.refresh_definite_factor(far_op, 0));  // 0: always
   EXPECT_EQ(solver.factorizations(), 3);
-  // An indefinite matrix gets a shifted factor, which the next refresh replaces.
+  // An indefinite matrix gets a shifted factor, kept and replaced by the same rule.
   TestSystem indefinite(-3e3, 0.0, 0.3);
-  const ConstrainedBlockOperator iop(*indefinite.topology, indefinite.a,
-                                     some_fixed(*indefinite.topology));
+  const auto ifixed = some_fixed(*indefinite.topology);
+  const EdgeBlockMatrix inear = scaled_from(indefinite, 1 + 1e-9),
+                        ifar = scaled_from(indefinite, 1 + 1e-3);
+  const ConstrainedBlockOperator iop(*indefinite.topology, indefinite.a, ifixed),
+      inear_op(*indefinite.topology, inear, ifixed), ifar_op(*indefinite.topology, ifar, ifixed);
   StepSolver isolver;
   EXPECT_TRUE(isolver.refresh_definite_factor(iop, 1e-6));
+  ASSERT_TRUE(isolver.has_kept_factor());
+  EXPECT_GT(isolver.factor()->info().shift, 0);
   const long after_first = isolver.factorizations();
-  EXPECT_TRUE(isolver.refresh_definite_factor(iop, 1e-6));
+  EXPECT_FALSE(isolver.refresh_definite_factor(inear_op, 1e-6));
+  EXPECT_EQ(isolver.factorizations(), after_first);
+  StepSolver ifresh;
+  ifresh.factorize_definite_now(inear_op);
+  // The same rung (the ladder is relative to the mean diagonal, here 1e-9 larger).
+  EXPECT_NEAR(ifresh.factor()->info().shift, isolver.factor()->info().shift,
+              1e-6 * isolver.factor()->info().shift);
+  const Eigen::MatrixXd ikept = isolver.delassus(inear_op, jt),
+                        iexact = ifresh.delassus(inear_op, jt);
+  EXPECT_LT((ikept - iexact).norm(), 1e-8 * iexact.norm());
+  EXPECT_TRUE(isolver.refresh_definite_factor(ifar_op, 1e-6));
   EXPECT_GT(isolver.factorizations(), after_first);
 }
 
