@@ -116,8 +116,11 @@ def ex11():
     ax.plot([t for t, _ in visco["creep"]], [h for _, h in visco["creep"]], color="C3",
             label="viscoelastic ball (creeps)")
     for name, color in (("hard", "C0"), ("soft, long-term moduli of the viscoelastic ball", "C1"),
-                        ("soft", "C2")):
-        ax.axhline(data[name]["rest_mm"], color=color, ls="--", lw=1, label=f"{name} at rest")
+                        ("soft", "C2"), ("soft, Neo-Hooke", "C4")):
+        label = f"{name} at rest"
+        if data[name].get("rest_inverted"):
+            label += f" ({data[name]['rest_inverted']} elements inverted: collapsed)"
+        ax.axhline(data[name]["rest_mm"], color=color, ls="--", lw=1, label=label)
     ax.set_xlabel("time [s]")
     ax.set_ylabel("mean vertex height change [mm] (contact at -200)")
     ax.set_title("Ex. 11: the viscoelastic ball sags like the soft one, slowly")
