@@ -594,10 +594,7 @@ Eigen::MatrixXd SparseCholesky::inverse_quadratic_form(const Eigen::SparseMatrix
     return Eigen::MatrixXd(y.transpose() * z);
   }
   if (keep_unknowns) {
-    std::vector<int> unknowns(compressed.innerIndexPtr(),
-                              compressed.innerIndexPtr() + compressed.nonZeros());
-    std::sort(unknowns.begin(), unknowns.end());
-    unknowns.erase(std::unique(unknowns.begin(), unknowns.end()), unknowns.end());
+    const std::vector<int> unknowns = distinct_unknowns(compressed);
     if (unknowns.size() <= static_cast<size_t>(UnitCompliance::kMaxUnknowns))
       return kept_block_quadratic_form(compressed, unknowns);
   }

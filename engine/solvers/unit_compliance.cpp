@@ -5,6 +5,13 @@
 
 namespace softbody {
 
+std::vector<int> distinct_unknowns(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b) {
+  std::vector<int> rows(b.innerIndexPtr(), b.innerIndexPtr() + b.nonZeros());
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
 void UnitCompliance::clear() {
   for (int unknown : unknowns_) slot_[static_cast<size_t>(unknown)] = -1;
   unknowns_.clear();
@@ -89,9 +96,7 @@ Eigen::MatrixXd UnitCompliance::quadratic_form(const ColumnMatrix& b, const Half
     clear();
     slot_.assign(static_cast<size_t>(b.rows()), -1);
   }
-  std::vector<int> needed(b.innerIndexPtr(), b.innerIndexPtr() + b.nonZeros());
-  std::sort(needed.begin(), needed.end());
-  needed.erase(std::unique(needed.begin(), needed.end()), needed.end());
+  std::vector<int> needed = distinct_unknowns(b);
   std::vector<int> missing;
   for (int unknown : needed)
     if (slot_[static_cast<size_t>(unknown)] < 0) missing.push_back(unknown);

@@ -24,6 +24,9 @@ struct HalfSolveColumns {
   std::vector<double> half, scaled;
 };
 
+// The rows of b that hold an entry (the unknowns its columns touch), ascending, each once.
+std::vector<int> distinct_unknowns(const Eigen::SparseMatrix<double, Eigen::ColMajor, int>& b);
+
 class UnitCompliance {
  public:
   using ColumnMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, int>;
