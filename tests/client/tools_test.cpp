@@ -311,31 +311,37 @@ TEST_F(Tools, LoadRunRampsUpAndPrintsATable) {
 TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
   const std::string base = std::string(SOFTBODY_LOAD) + " --server " + address() +
                            " --scene cantilever --sessions 2 --subscribers-per-session 2"
-                           " --haptic-per-session 1 --rate 500 --frame-rate 30 --duration 2"
+                           " --haptic-per-session 1 --rate 500 --frame-rate 10 --duration 2"
                            " --warmup 0.5 --json --set /dt=0.01";
-  auto r = run_process(base + " --max-replies-missing 0 --min-frame-ratio 0.5");
+  // Only what holds on any machine, however slow or busy: the run's behaviour and its counts'
+  // consistency, never a capacity (a slow machine delivers fewer frames and ticks).
+  auto r = run_process(base + " --max-replies-missing 0");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const auto j = nlohmann::json::parse(r.out);
   for (const char* metric : {"force_reply_latency_ms", "frame_interval_ms"})
     for (const char* field : {"count", "p50", "p90", "p99", "p999", "max"})
       EXPECT_TRUE(j[metric].contains(field)) << metric << ' ' << field;
-  EXPECT_GT(j["force_reply_latency_ms"]["count"].get<long>(), 1500);  // 2 x 500 Hz x 2 s
+  EXPECT_GT(j["force_reply_latency_ms"]["count"].get<long>(), 0);
+  EXPECT_LE(j["force_reply_latency_ms"]["count"].get<long>(), j["commands_sent"].get<long>());
   EXPECT_EQ(j["replies_missing"].get<long>(), 0);
   EXPECT_EQ(j["errors"]["total"].get<long>(), 0) << j["errors"].dump();
   EXPECT_EQ(j["real_time_factor"]["per_session"].size(), 2u);
   EXPECT_GT(j["frames_received"].get<long>(), 0);
-  EXPECT_NEAR(j["frames_expected"].get<double>(), 2 * 2 * 30 * 2, 1e-9);
-  // 30 Hz of 100 Hz sessions: steps are skipped by the rate asked for, few if any dropped.
-  EXPECT_GT(j["frames_skipped_by_rate"].get<long>(), 0) << r.out;
-  EXPECT_LE(j["frames_dropped_by_server"].get<long>(), j["frames_received"].get<long>() / 10)
-      << r.out;
-  // Frames arrive about every 33 ms.
-  EXPECT_GT(j["frame_interval_ms"]["p50"].get<double>(), 20);
-  EXPECT_LT(j["frame_interval_ms"]["p50"].get<double>(), 60);
+  EXPECT_NEAR(j["frames_expected"].get<double>(), 2 * 2 * 10 * 2, 1e-9);
+  EXPECT_NEAR(j["frame_ratio"].get<double>(),
+              j["frames_received"].get<double>() / j["frames_expected"].get<double>(), 1e-12);
+  // 10 Hz of 100 Hz sessions: steps are skipped by the rate asked for where the server kept up
+  // (a busy machine ran these sessions at 0.05 of real time, slower than the rate: nothing to
+  // skip), and frames never come faster than asked.
+  if (j["real_time_factor"]["min"].get<double>() > 0.5) {
+    EXPECT_GT(j["frames_skipped_by_rate"].get<long>(), 0) << r.out;
+  }
+  EXPECT_GE(j["frames_dropped_by_server"].get<long>(), 0);
+  EXPECT_GT(j["frame_interval_ms"]["p50"].get<double>(), 0.6 * 100);
   // What a haptic user feels: a force age at every measured tick of the command clock (the
   // generator's own late wake-ups excepted), never younger than one tick.
   EXPECT_EQ(j["force_age_ms"]["count"].get<long>(), j["haptic_ticks"].get<long>());
-  EXPECT_GT(j["haptic_ticks"].get<long>() + 2 * j["generator_overruns"].get<long>(), 1500);
+  EXPECT_GT(j["haptic_ticks"].get<long>(), 0);
   EXPECT_GE(j["force_age_ms"]["p50"].get<double>(), 0.99 * 2.0);  // 2 ms ticks at 500 Hz
   EXPECT_DOUBLE_EQ(j["deadline_ms"].get<double>(), 5);
   EXPECT_GE(j["deadline_misses"].get<long>(), 0);
@@ -350,6 +356,9 @@ TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
   auto strict = run_process(base + " --max-reply-p99-ms 0.000001");
   EXPECT_EQ(strict.exit_code, 2);
   EXPECT_NE(strict.err.find("force reply p99"), std::string::npos) << strict.err;
+  auto frames = run_process(base + " --min-frame-ratio 1.5");  // more frames than sent
+  EXPECT_EQ(frames.exit_code, 2);
+  EXPECT_NE(frames.err.find("frames received/expected"), std::string::npos) << frames.err;
   // An unknown scene stops the run before it starts (exit status 1).
   auto bad = run_process(std::string(SOFTBODY_LOAD) + " --server " + address() +
                          " --scene no-such-scene --duration 1");
