@@ -8,6 +8,7 @@
 #include "codec/contact_pgs.h"
 #include "engine/contact/contact_frames.h"
 #include "engine/linalg/lapack_dense_solve.h"
+#include "engine/solvers/unit_compliance.h"
 
 namespace softbody {
 namespace {
@@ -56,19 +57,6 @@ Eigen::VectorXd proximity_points(const std::vector<ContactPoint>& points, const 
   for (size_t k = 0; k < points.size(); ++k)
     p.segment<3>(3 * static_cast<Eigen::Index>(k)) = points[k].position(x);
   return p;
-}
-
-// How many rows of b hold an entry (the unknowns constraint rows touch).
-Eigen::Index distinct_rows(const Eigen::SparseMatrix<double>& b) {
-  std::vector<bool> touched(static_cast<size_t>(b.rows()), false);
-  Eigen::Index count = 0;
-  for (Eigen::Index k = 0; k < b.outerSize(); ++k)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(b, k); it; ++it)
-      if (!touched[static_cast<size_t>(it.row())]) {
-        touched[static_cast<size_t>(it.row())] = true;
-        ++count;
-      }
-  return count;
 }
 
 void flatten(const Eigen::MatrixXd& w, std::vector<double>& out) {
@@ -284,7 +272,9 @@ bool ConstraintContact::resolve(std::span<const Obstacle> obstacles, double t_st
   // on a new one they cost a half-solve per unknown against one per row, a loss where rows spread
   // over many vertices (self contact: 12 unknowns for 3 rows). The choice reads only the step's
   // rows and whether it factorized, so a restored session chooses alike.
-  const bool few_unknowns = distinct_rows(jt) <= 2 * jt.cols();
+  // The unknowns the constraint rows touch (jt is compressed: setFromTriplets).
+  const bool few_unknowns =
+      static_cast<Eigen::Index>(distinct_unknowns(jt).size()) <= 2 * jt.cols();
   const auto keep_unknowns = [&](int iteration) {
     return iteration > 0 || !factorized || few_unknowns;
   };
