@@ -7,6 +7,9 @@
 # elements after the first step, their maximum, after the last step, and the first step from
 # which none is inverted any more. Needs ../shared/meshes (not in a user's clone). Takes about
 # 10 minutes on two cores. JSON lines in $RESULTS_DIR (default build/bench-results).
+# INTEGRATOR (default vbd) and ITERATIONS (default 10) choose the solver; MESH_LIST, LAWS and
+# SWEEPS (space-separated) narrow the runs, e.g. INTEGRATOR=implicit-euler LAWS=snh (Newton on
+# the armadillo takes 3-5 s a step).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh softbody-sim >/dev/null
@@ -18,17 +21,19 @@ result="$out/random-velocity.jsonl"
 : >"$result"
 scene=$(mktemp --suffix=.json)
 trap 'rm -f "$scene"' EXIT
-for mesh in octopus-low.mesh knight.node hand.mesh bunny.mesh armadillo.node; do
+integrator=${INTEGRATOR:-vbd}
+iterations=${ITERATIONS:-10}
+for mesh in ${MESH_LIST:-octopus-low.mesh knight.node hand.mesh bunny.mesh armadillo.node}; do
   cat >"$scene" <<JSON
 {"name": "random-velocity", "units": "m",
  "mesh": {"file": "$meshes/$mesh", "fit_height": 0.15, "center_xz": true},
  "material": {"model": "snh", "E": 1e5, "nu": 0.45, "density": 1000, "pressure": "element"},
  "dt": 0.01, "duration": 1, "gravity": [0, 0, 0],
- "integrator": {"type": "vbd", "iterations": 10},
+ "integrator": {"type": "$integrator", "iterations": $iterations},
  "initial_velocity": {"random": 5, "seed": 1}}
 JSON
-  for law in snh cnh; do
-    for sweeps in 0 30; do
+  for law in ${LAWS:-snh cnh}; do
+    for sweeps in ${SWEEPS:-0 30}; do
       "$sim" run "$scene" --json --threads 2 --set material.model=$law \
         --set integrator.alleviation.sweeps=$sweeps |
         python3 -c "
@@ -38,22 +43,24 @@ steps = [l for l in lines if 'step' in l]
 inv = [s['inverted_elements'] for s in steps]
 clean = next((k + 1 for k in range(len(inv)) if not any(inv[k:])), None)
 print(json.dumps({'mesh': '$mesh', 'tets': lines[-1]['tets'], 'law': '$law', 'sweeps': $sweeps,
+                  'integrator': '$integrator', 'iterations': $iterations,
                   'inverted_first': inv[0], 'inverted_max': max(inv), 'inverted_last': inv[-1],
                   'clean_from_step': clean,
                   'predicted_inverted': sum(s['inverted_before_alleviation'] for s in steps),
                   'median_step_ms': lines[-1]['median_step_ms'],
                   'rollbacks': lines[-1]['rollbacks'], 'inverted_per_step': inv}))" >>"$result"
-      echo "  $mesh $law sweeps=$sweeps" >&2
+      echo "  $mesh $law sweeps=$sweeps $integrator" >&2
     done
   done
 done
 python3 - "$result" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-print("| mesh (tets) | law | alleviation sweeps | inverted after step 1 / max / after 1 s | none inverted from step | median step [ms] | rollbacks |")
-print("|---|---|---|---|---|---|---|")
+print("| mesh (tets) | integrator | law | alleviation sweeps | inverted after step 1 / max / after 1 s | none inverted from step | median step [ms] | rollbacks |")
+print("|---|---|---|---|---|---|---|---|")
 for r in rows:
     clean = r["clean_from_step"] if r["clean_from_step"] is not None else "never"
-    print(f"| {r['mesh']} ({r['tets']}) | {r['law']} | {r['sweeps']} | {r['inverted_first']} / "
+    solver = r.get("integrator", "vbd") + (f" {r['iterations']}" if r.get("integrator", "vbd") != "implicit-euler" else "")
+    print(f"| {r['mesh']} ({r['tets']}) | {solver} | {r['law']} | {r['sweeps']} | {r['inverted_first']} / "
           f"{r['inverted_max']} / {r['inverted_last']} | {clean} | {r['median_step_ms']:.1f} | {r['rollbacks']} |")
 PY
