@@ -103,6 +103,7 @@ TEST(Contact, PushesOutAndResistsSliding) {
   EXPECT_FALSE(
       contact_force(floor, Vec3::Zero(), Vec3::Zero(), Vec3(0, 1e-3, 0), Vec3::Zero(), f, dp, dv));
   EXPECT_EQ(f, Vec3::Zero());
+  EXPECT_TRUE(dp.isZero(0) && dv.isZero(0));  // decided before the automatic derivatives
   // A plate acts only within its extent.
   Obstacle plate = floor;
   plate.shape = ObstacleShape::kPlate;
