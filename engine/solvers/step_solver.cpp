@@ -364,9 +364,7 @@ bool StepSolver::prepare_kept_factor(const ConstrainedBlockOperator& a) {
   return has_kept_factor();
 }
 
-bool StepSolver::refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance,
-                                         double* change_out) {
-  if (change_out) *change_out = 0;
+bool StepSolver::refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance) {
   prepare_pattern(a);
   apply_restored_state(a, true);
   if (tolerance > 0 && has_kept_factor()) {
@@ -379,10 +377,7 @@ bool StepSolver::refresh_definite_factor(const ConstrainedBlockOperator& a, doub
         change += (now[k] - then[k]) * (now[k] - then[k]);
         size += now[k] * now[k];
       }
-      if (change <= tolerance * tolerance * size) {
-        if (change_out) *change_out = std::sqrt(change / size);
-        return false;
-      }
+      if (change <= tolerance * tolerance * size) return false;
     }
   }
   factorize_definite_now(a);

@@ -102,10 +102,8 @@ class StepSolver {
   // of a matrix within `tolerance` of sym(A) (relative, in the Frobenius norm of the stored
   // triangle): a held grasp's step matrix changes by ~1e-8 a step, and its factorization was 40 %
   // of the contact stage. The decision reads only the state's factored matrix (snapshots carry
-  // it), so a continuation decides alike. Returns whether it factorized; `change`, when given, gets
-  // the relative difference between sym(A) and the factored matrix (0 after a factorization).
-  bool refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance,
-                               double* change = nullptr);
+  // it), so a continuation decides alike. Returns whether it factorized.
+  bool refresh_definite_factor(const ConstrainedBlockOperator& a, double tolerance);
   // Whether the factor in use is a definite factor a state carries with the matrix it was made
   // from: a plain Cholesky factor, or one of sym(A) + sigma I (Newton's, or the one
   // factorize_definite_now made where A was indefinite). The fresh compliance keeps either: a
