@@ -60,7 +60,8 @@ print("| mesh (tets) | integrator | law | alleviation sweeps | inverted after st
 print("|---|---|---|---|---|---|---|---|")
 for r in rows:
     clean = r["clean_from_step"] if r["clean_from_step"] is not None else "never"
-    solver = r.get("integrator", "vbd") + (f" {r['iterations']}" if r.get("integrator", "vbd") != "implicit-euler" else "")
+    integrator = r.get("integrator", "vbd")  # rows written before these columns: vbd 10
+    solver = integrator if integrator == "implicit-euler" else f"{integrator} {r.get('iterations', 10)}"
     print(f"| {r['mesh']} ({r['tets']}) | {solver} | {r['law']} | {r['sweeps']} | {r['inverted_first']} / "
           f"{r['inverted_max']} / {r['inverted_last']} | {clean} | {r['median_step_ms']:.1f} | {r['rollbacks']} |")
 PY
