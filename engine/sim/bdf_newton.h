@@ -22,8 +22,11 @@
 // lowers Psi, and because the answer is the root of G, not of a modified matrix, the fix changes
 // the iterations, never the converged step. A step that does not converge in max_iterations falls
 // back to the linearized step with correction and says so (StepStats::newton_fallback); no step
-// is rejected for Newton's sake. Either way a step whose contacts held records its free motion
-// (SimulationState::free_motion), the next step's predictor where that is nearer the root.
+// is rejected for Newton's sake. A tolerance below what round-off lets the residual reach (a
+// reference's 1e-10 against stiff anchors) ends where a direction no longer moves any position
+// beyond round-off (StepStats::newton_round_off), not in a fallback. Either way a step whose
+// contacts held records its free motion (SimulationState::free_motion), the next step's predictor
+// where that is nearer the root.
 #pragma once
 
 #include "engine/sim/integrator.h"

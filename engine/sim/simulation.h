@@ -206,6 +206,10 @@ struct StepStats {
   int jacobian_updates = 0;
   int line_search_backtracks = 0;
   bool newton_fallback = false;
+  // Newton stopped where its direction no longer moved any position beyond round-off: converged,
+  // with the residual at its floor, above a tolerance asked below it (a reference's 1e-10 on stiff
+  // anchors).
+  bool newton_round_off = false;
   int bdf_order = 0;  // the BDF order the step ran at (0: not a BDF integrator)
   // Tetrahedra with signed volume <= 0 after the step, every integrator; with inversion
   // alleviation on, those inverted at the step's first prediction (not at its start) and the

@@ -234,6 +234,36 @@ TEST(ImplicitEuler, ABodyAtRestUnderNoLoadStaysPutWithoutIterating) {
   }
 }
 
+// A tolerance below what round-off lets the residual reach (1e-20 of the equation's terms) ends
+// where Newton's direction no longer moves the positions beyond round-off: the step converges,
+// says so, and is the step a reachable tolerance gives, not a fallback to the linearized step
+// after max_iterations on noise.
+TEST(ImplicitEuler, ATolerancePastRoundOffEndsAtTheRoundOffFloorNotInAFallback) {
+  const auto deformed_step = [](double tolerance, StepStats& stats) {
+    SimulationModel m = box_model(IntegratorType::kImplicitEuler, 0.5, 0.002, Vec3(0, -9.81, 0));
+    m.options.newton.tolerance = tolerance;
+    auto model = std::make_shared<const SimulationModel>(m);
+    const std::unique_ptr<Integrator> integrator = make_integrator(model);
+    SimulationState s = rest_state(*model);
+    s.p = random_smooth_deformation(m.rest, 0.05, 4);
+    stats = integrator->step(s);
+    return s;
+  };
+  StepStats reachable, past_round_off;
+  const SimulationState a = deformed_step(1e-10, reachable);
+  const SimulationState b = deformed_step(1e-20, past_round_off);
+  EXPECT_FALSE(reachable.newton_round_off);
+  EXPECT_FALSE(reachable.newton_fallback);
+  EXPECT_TRUE(past_round_off.newton_round_off);
+  EXPECT_FALSE(past_round_off.newton_fallback);
+  EXPECT_TRUE(past_round_off.converged);
+  EXPECT_GT(past_round_off.residual, 1e-20) << "the floor lies above the tolerance asked";
+  EXPECT_LT(past_round_off.newton_iterations, 20);
+  const double diagonal = bounding_box(a.p).diagonal();
+  for (size_t i = 0; i < a.p.size(); ++i)
+    EXPECT_LT((a.p[i] - b.p[i]).norm(), 1e-9 * diagonal) << "vertex " << i;
+}
+
 TEST(ImplicitEuler, FallsBackToTheLinearizedStepAndSaysSo) {
   SimulationModel m = box_model(IntegratorType::kImplicitEuler, 0, 0.001, Vec3::Zero());
   m.options.newton.max_iterations = 1;
