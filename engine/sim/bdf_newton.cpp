@@ -54,8 +54,8 @@ constexpr double kPotentialRoundOff = 1e-13;
 // A Newton direction that moves the positions (RMS over the vertices) by less than this many units
 // of round-off in them cannot improve the iterate: the residual is at the floor of its own
 // round-off. (The bunny of bench/scenes/bunny-step.json on stiff anchors and a floor: G stalls at
-// 1e-8 to 3e-7 of its terms while the directions shrink to 2e-14 to 9e-14 of a position's round-off
-// over h, about 1; a reference asking 1e-10 took 50 iterations a step and fell back at every one.)
+// 1e-8 to 3e-7 of its terms while |h dv| shrinks to about one unit of round-off in the positions;
+// a reference asking 1e-10 took 50 iterations a step and fell back at every one.)
 constexpr double kRoundOffUnits = 16;
 
 // BDF of order k in velocity form: p_{n+1} = sum_j a_j p_{n-j} + beta h v_{n+1} and
@@ -75,8 +75,8 @@ bool norm_is_zero(const Vec3Array& v) {
 }
 
 // Whether the direction dv for the velocities v (positions p + dt v) moves the positions by less
-// than kRoundOffUnits of their own round-off, RMS over the vertices: |dt dv| <= units eps |p + dt
-// v|.
+// than kRoundOffUnits of their own round-off, RMS over the vertices:
+// |dt dv| <= units eps |p + dt v|.
 bool below_position_round_off(const Vec3Array& p, const Vec3Array& v, double dt,
                               const Eigen::VectorXd& dv) {
   double positions = 0;
