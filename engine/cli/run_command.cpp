@@ -181,21 +181,19 @@ void add_run_command(CLI::App& app) {
       // Newton's answer is the root whatever solves its directions: a reused factor serves.
       if (args->exact_only) exact_model->options.solver.type = SolverType::kAuto;
       exact = make_integrator(exact_model);
-    }
-    if (args->reference && !args->exact_only) {
-      auto reference_model = std::make_shared<SimulationModel>(model);
-      reference_model->options = reference_options(model.options);
-      reference = make_integrator(reference_model);
-      perturbed = make_integrator(reference_model);
-      auto linearized_model = std::make_shared<SimulationModel>(*reference_model);
-      linearized_model->options.type = IntegratorType::kLinearizedBackwardEuler;
-      linearized_model->options.solver.definite = false;
-      exact_linearized = make_integrator(linearized_model);
-      for (size_t i = 0; i < perturbed_state.p.size(); ++i) {
-        if (!model.fixed.empty() && model.fixed[i]) continue;
-        const double phase = static_cast<double>(i);
-        perturbed_state.p[i] +=
-            1e-9 * diagonal * Vec3(std::sin(phase), std::cos(1.3 * phase), std::sin(2.1 * phase));
+      if (!args->exact_only) {
+        reference = make_integrator(reference_model);
+        perturbed = make_integrator(reference_model);
+        auto linearized_model = std::make_shared<SimulationModel>(*reference_model);
+        linearized_model->options.type = IntegratorType::kLinearizedBackwardEuler;
+        linearized_model->options.solver.definite = false;
+        exact_linearized = make_integrator(linearized_model);
+        for (size_t i = 0; i < perturbed_state.p.size(); ++i) {
+          if (!model.fixed.empty() && model.fixed[i]) continue;
+          const double phase = static_cast<double>(i);
+          perturbed_state.p[i] +=
+              1e-9 * diagonal * Vec3(std::sin(phase), std::cos(1.3 * phase), std::sin(2.1 * phase));
+        }
       }
     }
     std::vector<double> fidelity, spread, exactness, linearized_exactness;

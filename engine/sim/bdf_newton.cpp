@@ -74,13 +74,11 @@ bool norm_is_zero(const Vec3Array& v) {
   return std::all_of(v.begin(), v.end(), [](const Vec3& x) { return x.isZero(0); });
 }
 
-// Whether the direction dv for the velocities v (positions p + dt v) moves the positions by less
-// than kRoundOffUnits of their own round-off, RMS over the vertices:
-// |dt dv| <= units eps |p + dt v|.
-bool below_position_round_off(const Vec3Array& p, const Vec3Array& v, double dt,
-                              const Eigen::VectorXd& dv) {
+// Whether the direction dv for the velocities moves the positions `p` (the iterate's) by less
+// than kRoundOffUnits of their own round-off, RMS over the vertices: |dt dv| <= units eps |p|.
+bool below_position_round_off(const Vec3Array& p, double dt, const Eigen::VectorXd& dv) {
   double positions = 0;
-  for (size_t i = 0; i < p.size(); ++i) positions += (p[i] + dt * v[i]).squaredNorm();
+  for (const Vec3& x : p) positions += x.squaredNorm();
   const double floor = kRoundOffUnits * std::numeric_limits<double>::epsilon();
   return dt * dt * dv.squaredNorm() <= floor * floor * positions;
 }
@@ -232,8 +230,9 @@ bool BdfNewton::newton(const SimulationState& state, double dt, StepStats& stats
     // A direction solved to eta that no longer moves any position beyond round-off: the residual
     // is as small as doubles make it (above a tolerance asked below that floor). Converged, and
     // said so, where J is current; a stale J's direction is checked again on a fresh one.
+    // (p_trial_ holds the iterate's positions: G, in g_, was evaluated there.)
     if (stats.stop_reason == StopReason::kConverged &&
-        below_position_round_off(state.p, v_, dt, dv_flat_)) {
+        below_position_round_off(p_trial_, dt, dv_flat_)) {
       if (jacobian_current) {
         stats.newton_round_off = true;
         return true;
