@@ -186,7 +186,7 @@ nlohmann::json measure_stage(Client& client, const std::vector<v1::SessionInfo>&
   long skipped = 0, ticks = 0, misses = 0, overruns = 0;
   long tool_reconnects = 0, subscription_reconnects = 0;
   for (const auto& s : subscriptions) subscription_reconnects += s->reconnects();
-  double bytes = 0, vertices = 0, expected_frames = 0;
+  double bytes = 0, vertices = 0, expected_frames = 0, possible_frames = 0;
   std::vector<double> rtf;
   const bool same_clock = on_this_host(client.address());
   double clock_offset = 0;  // across hosts: the fastest frame's delay counts as 0
@@ -222,6 +222,10 @@ nlohmann::json measure_stage(Client& client, const std::vector<v1::SessionInfo>&
       bytes += s.bytes;
       vertices += s.vertices;
       expected_frames += std::min(o.frame_rate_hz, step_rate) * o.duration_s;
+      // A session that steps slower than real time has fewer frames to send: what it could
+      // have sent at the step rate it reached tells streaming loss apart from a slow host.
+      possible_frames +=
+          std::min(o.frame_rate_hz, std::min(1.0, rtf.back()) * step_rate) * o.duration_s;
     }
   }
 
@@ -268,6 +272,9 @@ nlohmann::json measure_stage(Client& client, const std::vector<v1::SessionInfo>&
       {"frames_received", frames},
       {"frames_expected", expected_frames},
       {"frame_ratio", expected_frames > 0 ? static_cast<double>(frames) / expected_frames : 0},
+      {"frames_possible", possible_frames},
+      {"frame_ratio_of_possible",
+       possible_frames > 0 ? static_cast<double>(frames) / possible_frames : 0},
       {"frames_dropped_by_server", dropped},
       {"frames_skipped_by_rate", skipped},
       {"bytes_per_vertex", vertices > 0 ? bytes / vertices : 0},

@@ -338,7 +338,9 @@ TEST(Cluster, ALoadRunGoesOnAtTheNextHostWhenItsHostDrains) {
   for (const auto& rtf : report["real_time_factor"]["per_session"])
     EXPECT_GT(rtf.get<double>(), 0);  // how fast depends on the machine; that it went on does not
   EXPECT_GT(report["replies_received"].get<double>(), 0.5 * report["commands_sent"].get<double>());
-  EXPECT_GT(report["frame_ratio"].get<double>(), 0.5);
+  // Frames against those the sessions' steps allowed: with both cores busy the sessions stepped
+  // at a tenth of real time and had a third of the 30 frames/s to send (frame_ratio 0.35).
+  EXPECT_GT(report["frame_ratio_of_possible"].get<double>(), 0.5);
   // The load tester deleted its sessions at B at the end; the store holds nothing.
   Client at_b(options_for(b));
   EXPECT_TRUE(at_b.list_sessions().value().empty());
