@@ -137,6 +137,9 @@ int create(Client& client, const CreateOptions& c) {
     made = client.create_session(request);
   }
   if (!made) return fail(made.error());
+  // On standard error: standard output stays the id (or JSON) that scripts read.
+  for (const std::string& warning : made->warnings())
+    std::cerr << "softbody-client: warning: " << warning << '\n';
   if (c.json)
     std::cout << to_json(*made) << '\n';
   else

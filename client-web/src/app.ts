@@ -439,6 +439,14 @@ export class App {
           const paused = s.status === SessionStatus.PAUSED ? " · paused" : "";
           name.textContent = `${s.label || s.sceneName} (${s.sceneName}, ${s.numVertices} v${paused})`;
           name.title = s.id;
+          if (s.warnings.length > 0) {
+            // What the server noticed about the session's scene (a mesh with slivers).
+            const mark = document.createElement("span");
+            mark.className = "session-warning";
+            mark.textContent = " ⚠";
+            mark.title = s.warnings.join("\n");
+            name.append(mark);
+          }
           const join = document.createElement("button");
           join.className = "small";
           join.textContent = s.id === this.sessionId ? "joined" : "Join";

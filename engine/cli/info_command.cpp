@@ -34,6 +34,8 @@ void add_info_command(CLI::App& app) {
     j["rest_volume"] = stats.rest_volume;
     j["min_quality"] = stats.min_quality;
     j["mean_quality"] = stats.mean_quality;
+    j["slivers"] = stats.slivers;  // tetrahedra of quality below kSliverQuality
+    j["warnings"] = mesh_warnings(stats, loaded.mesh.tets.size(), *path);
     j["bbox"] = {{"min", {stats.bbox_min.x(), stats.bbox_min.y(), stats.bbox_min.z()}},
                  {"max", {stats.bbox_max.x(), stats.bbox_max.y(), stats.bbox_max.z()}}};
     j["notes"] = loaded.notes;

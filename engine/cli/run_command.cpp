@@ -135,6 +135,8 @@ void add_run_command(CLI::App& app) {
   cmd->callback([args] {
     set_num_threads(args->threads);
     Scene scene = load_scene(args->scene, args->sets);
+    for (const std::string& warning : scene.body->warnings)
+      std::cerr << "warning: " << warning << '\n';
     const SimulationModel& model = *scene.model;
     long total =
         args->steps > 0

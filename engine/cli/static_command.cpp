@@ -45,6 +45,8 @@ void add_static_command(CLI::App& app) {
     set_num_threads(args->threads);
     const auto start = std::chrono::steady_clock::now();
     Scene scene = load_scene(args->scene, args->sets);
+    for (const std::string& warning : scene.body->warnings)
+      std::cerr << "warning: " << warning << '\n';
     const SimulationModel& model = *scene.model;
     const TetMesh& mesh = scene.body->mesh;
     for (const std::string& probe : args->probes)

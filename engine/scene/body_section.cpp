@@ -6,6 +6,7 @@
 #include "engine/forces/nodal_volume.h"
 #include "engine/io/mesh_error.h"
 #include "engine/mesh/box_generator.h"
+#include "engine/mesh/quality.h"
 #include "engine/mesh/reorder.h"
 #include "engine/mesh/validation.h"
 #include "engine/scene/setting_reader.h"
@@ -121,7 +122,11 @@ std::shared_ptr<const SceneBody> read_body(JsonReader mesh_section, JsonReader m
   mat.only({"E", "nu", "density", "model", "volumetric", "pressure", "viscoelastic", "rate_damping",
             "cnh_threshold"});
   auto body = std::make_shared<SceneBody>();
+  const std::string mesh_name = uploaded_mesh              ? "the uploaded mesh"
+                                : mesh_section.has("file") ? mesh_section.string("file", "")
+                                                           : "the generated box";
   body->mesh = read_mesh(mesh_section, base_dir, uploaded_mesh, body->permutation);
+  body->warnings = mesh_warnings(mesh_stats(body->mesh), body->mesh.tets.size(), mesh_name);
   Material& material = body->material;
   const std::optional<ConstantQFit> constant_q = read_constant_q(mat);
   if (!constant_q) {

@@ -35,6 +35,8 @@ struct SceneBody {
   // Average nodal pressure (forces/nodal_volume.h): material.pressure "nodal", or "auto" with
   // nu >= kNodalPressureFromPoisson.
   bool nodal_pressure = false;
+  // What a user should hear about the mesh before simulating it (mesh_warnings: slivers).
+  std::vector<std::string> warnings;
 };
 
 // material.pressure: "auto", "element" or "nodal"; std::invalid_argument naming them otherwise.

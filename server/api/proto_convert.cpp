@@ -77,6 +77,7 @@ void to_proto(const PublishedState& state, v1::StepStatistics& out) {
   out.set_jacobian_updates(s.jacobian_updates);
   out.set_line_search_backtracks(s.line_search_backtracks);
   out.set_newton_fallback(s.newton_fallback);
+  out.set_newton_round_off(s.newton_round_off);
   out.set_bdf_order(s.bdf_order);
   out.set_inverted_elements(s.inverted_elements);
   out.set_inverted_before_alleviation(s.inverted_before_alleviation);

@@ -53,6 +53,7 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
   info.set_num_surface_vertices(static_cast<int>(topo.boundary_vertices().size()));
   info.set_num_surface_triangles(static_cast<int>(topo.boundary_faces().size()));
   info.set_num_tetrahedra(static_cast<int>(session.mesh().tets.size()));
+  for (const std::string& warning : session.mesh_warnings()) info.add_warnings(warning);
   to_proto(*session.latest(), *info.mutable_last_step());
   info.set_subscribers(session.num_subscribers());
   info.set_tools(session.num_tools());

@@ -131,6 +131,8 @@ class Session {
   // The mesh as simulated; settings changes keep it (only the material of the body changes).
   const TetMesh& mesh() const { return mesh_body_->mesh; }
   const MeshTopology& topology() const { return *mesh_body_->topology; }
+  // What the user should hear about the mesh (SceneBody::warnings: slivers).
+  const std::vector<std::string>& mesh_warnings() const { return mesh_body_->warnings; }
   IntegratorOptions options() const;
   nlohmann::json document() const;  // the scene with every settings change applied
   // Options, material and document from one settings change (read apart, a concurrent

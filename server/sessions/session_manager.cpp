@@ -282,6 +282,8 @@ std::shared_ptr<Session> SessionManager::create(const NewSession& request, const
   spdlog::info("event=session_created session={} scene={} vertices={} tetrahedra={} paused={}", id,
                logfmt_value(session->scene_name()), mesh.num_vertices(), mesh.tets.size(),
                request.start_paused);
+  for (const std::string& warning : session->mesh_warnings())
+    spdlog::warn("event=session_warning session={} warning={}", id, logfmt_value(warning));
   return session;
 }
 

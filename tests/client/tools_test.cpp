@@ -136,6 +136,35 @@ TEST_F(Tools, CreateUploadsALocalMeshWithTheScenesTransforms) {
   EXPECT_NE(named_scene.err.find("--scene must be a local .json file"), std::string::npos);
 }
 
+// A mesh with slivers is accepted, and the user hears why its implicit steps may be slow: on
+// standard error (standard output stays the id or the JSON) and in the session's info.
+// A sound mesh (the knight above) gets no warning.
+TEST_F(Tools, CreateWarnsOfAMeshWithSlivers) {
+  const std::string bunny = std::string(SOFTBODY_SCENES) + "/../tests/meshes/bunny.mesh";
+  auto made = client("create --paused --mesh " + bunny + " --json");
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_NE(made.err.find("softbody-client: warning: the uploaded mesh: "), std::string::npos)
+      << made.err;
+  // 2.4e-7 is the bunny's lowest quality (softbody-sim info).
+  EXPECT_NE(made.err.find("tetrahedra are slivers (quality 6 sqrt(2) V / l_rms^3 below 0.001, "
+                          "the lowest 2.4e-07)"),
+            std::string::npos)
+      << made.err;
+  const auto info = nlohmann::json::parse(made.out);  // the SessionInfo, warnings included
+  ASSERT_EQ(info["warnings"].size(), 1u) << made.out;
+  EXPECT_NE(info["warnings"][0].get<std::string>().find("remesh it with a quality bound"),
+            std::string::npos);
+  EXPECT_EQ(client("delete " + info["id"].get<std::string>()).exit_code, 0);
+
+  const std::string knight = std::string(SOFTBODY_SCENES) + "/../meshes/knight.node";
+  auto sound = client("create --paused --mesh " + knight + " --json");
+  ASSERT_EQ(sound.exit_code, 0) << sound.err;
+  EXPECT_EQ(sound.err.find("warning"), std::string::npos) << sound.err;
+  EXPECT_FALSE(nlohmann::json::parse(sound.out).contains("warnings"));
+  EXPECT_EQ(client("delete " + nlohmann::json::parse(sound.out)["id"].get<std::string>()).exit_code,
+            0);
+}
+
 // What `create` says when the mesh, an override or a formula is wrong: the file the user named
 // and the line (not "bad.node.node:5"; not the .ele of a .node that does not exist), the override
 // once ("overrides[0]: overrides: --set ..." said it twice), the full JSON path of a formula (it
