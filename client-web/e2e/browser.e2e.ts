@@ -355,6 +355,8 @@ describe("browser client", () => {
     await waitFor(async () => await page.locator("#setting-viscous_quality").isEnabled(), 10000, "the Q slider");
     expect(await page.locator("#setting-viscous_modulus").isVisible()).toBe(true);
     expect(await page.locator("#setting-youngs_modulus").isDisabled()).toBe(true);
+    // Its Prony terms come from the fit: no per-term sliders.
+    expect(await page.locator("#setting-prony_mu_1").isVisible()).toBe(false);
     // Dragging Q to 10 (log scale: the slider holds log10 Q) updates the session.
     await page.locator("#setting-viscous_quality").evaluate((e) => {
       const slider = e as HTMLInputElement;
@@ -367,6 +369,58 @@ describe("browser client", () => {
     const settings = await settingsReader(id);
     await waitFor(async () => Math.abs(((await settings.read())?.viscousQuality ?? 0) - sent) < 1e-9 * sent, 10000, "the new Q on the server");
     expect(await page.locator("#setting-viscous_quality").evaluate((e) => e.parentElement?.querySelector("output")?.textContent)).toBe("10.0");
+    settings.close();
+    await client.request({ case: "deleteSession", value: { sessionId: id } });
+    client.close();
+    expect(instructor.problems).toEqual([]);
+  });
+
+  it("shows a Prony material's terms and changes a relaxation time live", async () => {
+    const page = instructor.page;
+    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
+      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+    await client.connect();
+    const created = await client.request({
+      case: "createSession",
+      value: {
+        source: {
+          case: "sceneJson",
+          value: JSON.stringify({
+            mesh: { box: { cells: [4, 2, 2], size: [0.2, 0.06, 0.1] } },
+            material: { model: "stvk-tl", E: 6000, nu: 0.45, density: 1000,
+              viscoelastic: { prony: [{ mu: 3000, tau: 0.05 }, { mu: 2000, tau: 0.5 }] } },
+            damping: { alpha: 0.5, beta: 0 }, dt: 0.02, fixed: [{ set: "xmin" }],
+          }),
+        },
+      },
+    });
+    expect(created.body.case).toBe("session");
+    const id = created.body.case === "session" ? created.body.value.id : "";
+    await page.goto(`${server.url}?session=${id}`);
+    await waitFor(async () => {
+      const s = await probe(page);
+      return s.sessionId === id && s.framesReceived > 2;
+    }, 30000, "the Prony session's frames");
+    // Two terms: their four sliders, not the third term's; E stays (the long-term modulus).
+    await waitFor(async () => await page.locator("#setting-prony_tau_2").isEnabled(), 10000, "the tau 2 slider");
+    for (const name of ["prony_mu_1", "prony_tau_1", "prony_mu_2"])
+      expect(await page.locator(`#setting-${name}`).isEnabled(), name).toBe(true);
+    expect(await page.locator("#setting-prony_mu_3").isVisible()).toBe(false);
+    expect(await page.locator("#setting-viscous_quality").isVisible()).toBe(false);
+    expect(await page.locator("#setting-youngs_modulus").isDisabled()).toBe(false);
+    // tau 2 from 0.5 s to 2 s (log scale).
+    await page.locator("#setting-prony_tau_2").evaluate((e) => {
+      const slider = e as HTMLInputElement;
+      slider.value = String(Math.log10(2));
+      slider.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    const sent = 10 ** Number(await page.locator("#setting-prony_tau_2").inputValue());
+    expect(Math.abs(sent - 2)).toBeLessThan(0.05);
+    const settings = await settingsReader(id);
+    await waitFor(async () => Math.abs(((await settings.read())?.pronyTau2 ?? 0) - sent) < 1e-9 * sent, 10000, "the new tau 2 on the server");
+    expect((await settings.read())?.pronyMu2).toBeCloseTo(2000, 9);
+    const before = (await probe(page)).lastStep;
+    await waitFor(async () => (await probe(page)).lastStep > before + 10, 20000, "steps with the new term");
     settings.close();
     await client.request({ case: "deleteSession", value: { sessionId: id } });
     client.close();

@@ -300,6 +300,87 @@ std::vector<SettingSpec> make_table() {
        "a constant-Q material's shear modulus at the fit frequency",
        {100, 1e5, 0.01, true, true},
        S::kConstantQ},
+      {"prony_mu_1",
+       "/material/viscoelastic/prony/0/mu",
+       T::kNumber,
+       "Pa",
+       -2,
+       {0, 1e12, true, false},
+       {},
+       "required",
+       "Prony μ1",
+       "shear modulus of Prony term 1 (material.viscoelastic.prony[0]): how much stiffer the "
+       "tissue is to deformations faster than its tau; the body is rebuilt, the memory carries "
+       "over",
+       {10, 1e5, 0.01, true, true},
+       S::kPronyTerm},
+      {"prony_tau_1",
+       "/material/viscoelastic/prony/0/tau",
+       T::kNumber,
+       "s",
+       0,
+       {0, 1e6, true, false},
+       {},
+       "required",
+       "Prony τ1",
+       "relaxation time of Prony term 1 (material.viscoelastic.prony[0]): how long the "
+       "tissue takes to give way under a held press",
+       {0.01, 100, 0.01, true, true},
+       S::kPronyTerm},
+      {"prony_mu_2",
+       "/material/viscoelastic/prony/1/mu",
+       T::kNumber,
+       "Pa",
+       -2,
+       {0, 1e12, true, false},
+       {},
+       "required",
+       "Prony μ2",
+       "shear modulus of Prony term 2 (material.viscoelastic.prony[1]): how much stiffer the "
+       "tissue is to deformations faster than its tau; the body is rebuilt, the memory carries "
+       "over",
+       {10, 1e5, 0.01, true, true},
+       S::kPronyTerm},
+      {"prony_tau_2",
+       "/material/viscoelastic/prony/1/tau",
+       T::kNumber,
+       "s",
+       0,
+       {0, 1e6, true, false},
+       {},
+       "required",
+       "Prony τ2",
+       "relaxation time of Prony term 2 (material.viscoelastic.prony[1]): how long the "
+       "tissue takes to give way under a held press",
+       {0.01, 100, 0.01, true, true},
+       S::kPronyTerm},
+      {"prony_mu_3",
+       "/material/viscoelastic/prony/2/mu",
+       T::kNumber,
+       "Pa",
+       -2,
+       {0, 1e12, true, false},
+       {},
+       "required",
+       "Prony μ3",
+       "shear modulus of Prony term 3 (material.viscoelastic.prony[2]): how much stiffer the "
+       "tissue is to deformations faster than its tau; the body is rebuilt, the memory carries "
+       "over",
+       {10, 1e5, 0.01, true, true},
+       S::kPronyTerm},
+      {"prony_tau_3",
+       "/material/viscoelastic/prony/2/tau",
+       T::kNumber,
+       "s",
+       0,
+       {0, 1e6, true, false},
+       {},
+       "required",
+       "Prony τ3",
+       "relaxation time of Prony term 3 (material.viscoelastic.prony[2]): how long the "
+       "tissue takes to give way under a held press",
+       {0.01, 100, 0.01, true, true},
+       S::kPronyTerm},
   };
 }
 
@@ -373,6 +454,20 @@ std::string setting_scope_problem(const SettingSpec& spec, const nlohmann::json&
     return "the session's material is not constant-Q (material.viscoelastic.constant_q)";
   if (spec.scope == SettingScope::kNotConstantQ && is_constant_q)
     return "the session's material is constant-Q: its fit sets E (change viscous_modulus)";
+  if (spec.scope == SettingScope::kPronyTerm) {
+    // The path names the term: /material/viscoelastic/prony/<i>/<mu|tau>.
+    const nlohmann::json::json_pointer term =
+        nlohmann::json::json_pointer(spec.path).parent_pointer();
+    if (!document.contains(term)) {
+      static const nlohmann::json::json_pointer prony("/material/viscoelastic/prony");
+      const size_t terms =
+          document.contains(prony) && document.at(prony).is_array() ? document.at(prony).size() : 0;
+      return "the session's material has no Prony term " +
+             std::to_string(std::stoi(term.back()) + 1) + " (material.viscoelastic.prony has " +
+             std::to_string(terms) + " term" + (terms == 1 ? "" : "s") +
+             (is_constant_q ? ": it is constant-Q, set by Q and |G|" : "") + ")";
+    }
+  }
   return {};
 }
 

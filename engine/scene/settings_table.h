@@ -15,8 +15,13 @@ namespace softbody {
 enum class SettingType { kNumber, kInteger, kChoice };
 
 // Which materials a setting applies to: E is derived from the fit on a constant-Q material, whose
-// own two settings exist only there.
-enum class SettingScope { kAlways, kNotConstantQ, kConstantQ };
+// own two settings exist only there; a Prony term's settings exist where the material has that
+// term (the setting's path names it).
+enum class SettingScope { kAlways, kNotConstantQ, kConstantQ, kPronyTerm };
+
+// The Prony terms (material.viscoelastic.prony[i]) that are live settings: the first three
+// (prony_mu_1, prony_tau_1, ...). A scene may give up to 8; the others are set by the scene only.
+inline constexpr int kLivePronyTerms = 3;
 
 // A closed or open interval, in SI units.
 struct SettingRange {

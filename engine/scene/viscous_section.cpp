@@ -1,6 +1,7 @@
 #include "engine/scene/viscous_section.h"
 
 #include "engine/scene/setting_reader.h"
+#include "engine/scene/settings_table.h"
 
 namespace softbody {
 namespace {
@@ -67,8 +68,14 @@ ViscousMaterial read_viscous_material(JsonReader& mat, const Material& elastic,
       JsonReader t = element_reader(terms[i], ve.path_of("prony"), i, mat.source(), mat.length());
       t.only({"mu", "tau"});
       PronyTerm term;
-      term.mu = positive(t, "mu", kPerArea);
-      term.tau = positive(t, "tau", 0);
+      if (i < kLivePronyTerms) {  // live settings: judged by the settings table
+        const std::string path = "/material/viscoelastic/prony/" + std::to_string(i);
+        term.mu = read_required_setting(t, (path + "/mu").c_str());
+        term.tau = read_required_setting(t, (path + "/tau").c_str());
+      } else {
+        term.mu = positive(t, "mu", kPerArea);
+        term.tau = positive(t, "tau", 0);
+      }
       t.finish();
       out.prony.push_back(term);
     }

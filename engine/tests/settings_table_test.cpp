@@ -30,6 +30,10 @@ nlohmann::json base_scene(const SettingSpec& spec) {
     doc["material"].erase("E");
     doc["material"]["viscoelastic"]["constant_q"] = {{"Q", 5}, {"mu", 0.25}};
   }
+  if (spec.scope == SettingScope::kPronyTerm) {  // three terms: every live one exists
+    doc["material"]["viscoelastic"]["prony"] = nlohmann::json::array(
+        {{{"mu", 0.3}, {"tau", 0.05}}, {{"mu", 0.2}, {"tau", 0.5}}, {{"mu", 0.1}, {"tau", 4}}});
+  }
   return doc;
 }
 

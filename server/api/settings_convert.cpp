@@ -79,6 +79,7 @@ void describe_settings(google::protobuf::RepeatedPtrField<v1::SettingDescriptor>
     d.set_scope(spec.scope == SettingScope::kNotConstantQ
                     ? v1::SettingDescriptor::SCOPE_NOT_CONSTANT_Q
                 : spec.scope == SettingScope::kConstantQ ? v1::SettingDescriptor::SCOPE_CONSTANT_Q
+                : spec.scope == SettingScope::kPronyTerm ? v1::SettingDescriptor::SCOPE_PRONY_TERM
                                                          : v1::SettingDescriptor::SCOPE_ALWAYS);
   }
 }

@@ -626,6 +626,84 @@ TEST_F(Sessions, RateDampingChangesLiveAndDampsTheSwing) {
   EXPECT_EQ(info.last_step().step(), 13);
 }
 
+// A Prony material's first three terms are live settings (issue 21 §4): a much larger term
+// near the swing's frequency changes the bar's swing; the memory is kept as it was; the snapshot
+// after the change holds the new term, so a session restored from it continues bit for bit; a
+// term the material does not have, or a value out of range, is refused naming the field.
+TEST_F(Sessions, PronyTermsChangeLive) {
+  auto stub = server_->stub();
+  v1::CreateSessionRequest create;
+  // The bar of RateDampingChangesLiveAndDampsTheSwing (~2 Hz) with one weak Prony term.
+  create.set_scene_json(R"({
+    "mesh": {"box": {"cells": [4, 1, 1], "size": [0.2, 0.05, 0.05]}},
+    "material": {"model": "stvk-tl", "E": 1e5, "nu": 0.3, "density": 1000,
+                 "viscoelastic": {"prony": [{"mu": 100, "tau": 0.5}]}},
+    "damping": {"alpha": 0, "beta": 0}, "gravity": [0, -9.81, 0],
+    "dt": 0.01, "integrator": {"type": "implicit-euler"}, "fixed": [{"set": "xmin"}]})");
+  create.set_start_paused(true);
+  v1::SessionInfo plain, changed;
+  ASSERT_TRUE(stub->CreateSession(context().get(), create, &plain).ok());
+  ASSERT_TRUE(stub->CreateSession(context().get(), create, &changed).ok());
+  EXPECT_DOUBLE_EQ(changed.settings().prony_mu_1(), 100);
+  EXPECT_DOUBLE_EQ(changed.settings().prony_tau_1(), 0.5);
+  EXPECT_EQ(changed.settings().prony_mu_2(), 0);  // no second term
+  v1::SessionInfo info;
+  ASSERT_TRUE(control(*stub, changed.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
+  ASSERT_TRUE(control(*stub, plain.id(), v1::CONTROL_ACTION_STEP, 3, &info).ok());
+  const v1::Snapshot before = snapshot(*stub, changed.id());
+  ASSERT_GT(before.material_memory_size(), 0);
+
+  v1::UpdateSettingsRequest update;
+  update.set_session_id(changed.id());
+  update.mutable_settings()->set_prony_mu_1(3e4);    // about the long-term shear modulus
+  update.mutable_settings()->set_prony_tau_1(0.08);  // omega tau ~ 1 at the swing's 2 Hz
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  EXPECT_DOUBLE_EQ(info.settings().prony_mu_1(), 3e4);
+  EXPECT_DOUBLE_EQ(info.settings().prony_tau_1(), 0.08);
+  EXPECT_DOUBLE_EQ(info.settings().youngs_modulus(), 1e5);  // the long-term law stays
+  const v1::Snapshot after = snapshot(*stub, changed.id());
+  ASSERT_EQ(after.material_memory_size(), before.material_memory_size());
+  for (int i = 0; i < before.material_memory_size(); ++i)
+    ASSERT_EQ(after.material_memory(i), before.material_memory(i)) << "memory value " << i;
+  EXPECT_NE(after.scene_json().find("30000"), std::string::npos) << after.scene_json();
+
+  // A quarter swing on: the bar with the strong term swings far slower than the one without.
+  v1::SessionInfo plain_after, changed_after;
+  ASSERT_TRUE(control(*stub, plain.id(), v1::CONTROL_ACTION_STEP, 9, &plain_after).ok());
+  ASSERT_TRUE(control(*stub, changed.id(), v1::CONTROL_ACTION_STEP, 9, &changed_after).ok());
+  EXPECT_FALSE(changed_after.last_step().failed());
+  ASSERT_GT(plain_after.last_step().max_speed(), 0.05);
+  EXPECT_LT(changed_after.last_step().max_speed(), 0.8 * plain_after.last_step().max_speed());
+  EXPECT_GT(expect_restored_continuation_identical(*stub, changed.id(), 10), 1e-4);
+
+  v1::UpdateSettingsRequest bad;
+  bad.set_session_id(changed.id());
+  bad.mutable_settings()->set_prony_tau_2(1);
+  grpc::Status refused = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find("settings.prony_tau_2: the session's material has no "
+                                         "Prony term 2 (material.viscoelastic.prony has 1 term)"),
+            std::string::npos)
+      << refused.error_message();
+  bad.mutable_settings()->Clear();
+  bad.mutable_settings()->set_prony_tau_1(0);
+  refused = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_NE(refused.error_message().find("settings.prony_tau_1: must lie in (0, 1e+06] s, not 0"),
+            std::string::npos)
+      << refused.error_message();
+  const v1::SessionInfo knight = create_session(*stub, "knight", true);
+  bad.set_session_id(knight.id());
+  bad.mutable_settings()->Clear();
+  bad.mutable_settings()->set_prony_mu_1(1000);
+  refused = stub->UpdateSettings(context().get(), bad, &info);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_NE(refused.error_message().find("has no Prony term 1 (material.viscoelastic.prony has 0 "
+                                         "terms)"),
+            std::string::npos)
+      << refused.error_message();
+}
+
 TEST_F(Sessions, SettingsChangeLiveAndAreValidated) {
   auto stub = server_->stub();
   const v1::SessionInfo s = create_session(*stub, "default", true);

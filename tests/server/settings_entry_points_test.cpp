@@ -25,6 +25,14 @@ const char* kConstantQ = R"({
                "viscoelastic": {"constant_q": {"Q": 5, "mu": 2500}}},
   "dt": 0.01, "fixed": [{"set": "xmin"}]})";
 
+// Three Prony terms: every live term's setting exists.
+const char* kProny = R"({
+  "mesh": {"box": {"cells": [2, 1, 1], "size": [0.2, 0.1, 0.1]}},
+  "material": {"model": "stvk-tl", "E": 1e5, "nu": 0.3, "density": 1000,
+               "viscoelastic": {"prony": [{"mu": 3000, "tau": 0.05}, {"mu": 2000, "tau": 0.5},
+                                          {"mu": 1000, "tau": 4}]}},
+  "dt": 0.01, "fixed": [{"set": "xmin"}]})";
+
 std::string value_text(const SettingSpec& spec, const SettingProbe& probe) {
   if (spec.type == SettingType::kChoice) return probe.choice;
   char text[40];
@@ -49,25 +57,27 @@ TEST_F(SettingsEntryPoints, OverridesAndUpdateSettingsGiveTheSameVerdictAndMessa
   auto stub = server_->stub();
   int walked = 0;
   for (const SettingSpec& spec : live_settings()) {
-    const bool constant_q = spec.scope == SettingScope::kConstantQ;
+    const char* scene = spec.scope == SettingScope::kConstantQ   ? kConstantQ
+                        : spec.scope == SettingScope::kPronyTerm ? kProny
+                                                                 : kElastic;
     // A fresh session of the material for each setting's UpdateSettings (a setting's verdict may
     // depend on others: vbd needs a per-element energy, which an earlier probe of nu = 0.4999
     // would have made nodal); a new one per value for the overrides.
-    std::map<bool, std::string> live;
+    std::string live;
     {
       v1::CreateSessionRequest create;
-      create.set_scene_json(constant_q ? kConstantQ : kElastic);
+      create.set_scene_json(scene);
       create.set_start_paused(true);
       v1::SessionInfo info;
       const grpc::Status status = stub->CreateSession(context().get(), create, &info);
       ASSERT_TRUE(status.ok()) << status.error_message();
-      live[constant_q] = info.id();
+      live = info.id();
     }
     for (const SettingProbe& probe : setting_probes(spec)) {
       const std::string value = value_text(spec, probe);
       SCOPED_TRACE(std::string(spec.name) + " = " + value);
       v1::CreateSessionRequest create;
-      create.set_scene_json(constant_q ? kConstantQ : kElastic);
+      create.set_scene_json(scene);
       create.set_start_paused(true);
       create.add_overrides(std::string(spec.path) + "=" + value);
       v1::SessionInfo created;
@@ -80,7 +90,7 @@ TEST_F(SettingsEntryPoints, OverridesAndUpdateSettingsGiveTheSameVerdictAndMessa
       }
 
       v1::UpdateSettingsRequest update;
-      update.set_session_id(live[constant_q]);
+      update.set_session_id(live);
       *update.mutable_settings() = settings_with(spec, probe);
       v1::SessionInfo updated;
       const grpc::Status by_update = stub->UpdateSettings(context().get(), update, &updated);
@@ -96,7 +106,7 @@ TEST_F(SettingsEntryPoints, OverridesAndUpdateSettingsGiveTheSameVerdictAndMessa
       ++walked;
     }
     v1::DeleteSessionRequest del;
-    del.set_session_id(live[constant_q]);
+    del.set_session_id(live);
     v1::DeleteSessionResponse deleted;
     stub->DeleteSession(context().get(), del, &deleted);
   }

@@ -10,8 +10,9 @@ import {
   type SettingDescriptor,
 } from "../gen/softbody/v1/session_pb";
 
-// "youngs_modulus" -> "youngsModulus": the generated messages' field names.
-const camel = (name: string) => name.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+// "youngs_modulus" -> "youngsModulus", "prony_tau_2" -> "pronyTau2": the generated messages'
+// field names.
+export const camel = (name: string) => name.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 type SettingsValues = Partial<Record<string, number | string>>;
 
@@ -104,12 +105,15 @@ export class SettingsPanel {
     // A constant-Q material is set by Q and |G| (its long-term E follows from the fit), others by E.
     this.constantQ = (settings?.viscousQuality ?? 0) > 0;
     for (const control of this.controls) {
-      const applies = this.applies(control.descriptor);
-      // Q and |G| exist only on constant-Q materials: hidden elsewhere, not merely disabled.
-      control.row.hidden = control.descriptor.scope === SettingDescriptor_Scope.CONSTANT_Q && !this.constantQ;
+      const value = settings ? (settings as unknown as SettingsValues)[camel(control.descriptor.name)] : undefined;
+      const applies = this.applies(control.descriptor, value);
+      // Q and |G| exist only on constant-Q materials, a Prony term's mu and tau only where the
+      // material has that term (its value is then > 0): hidden elsewhere, not merely disabled.
+      control.row.hidden =
+        (control.descriptor.scope === SettingDescriptor_Scope.CONSTANT_Q && !this.constantQ) ||
+        (control.descriptor.scope === SettingDescriptor_Scope.PRONY_TERM && !applies);
       control.element.disabled = !this.joined || !applies;
       if (!settings || this.editing) continue;
-      const value = (settings as unknown as SettingsValues)[camel(control.descriptor.name)];
       if (value === undefined || (typeof value === "number" && value <= 0 && control.descriptor.control?.log)) continue;
       if (control.element instanceof HTMLSelectElement) {
         control.element.value = String(value);
@@ -121,9 +125,10 @@ export class SettingsPanel {
     }
   }
 
-  private applies(d: SettingDescriptor): boolean {
+  private applies(d: SettingDescriptor, value: number | string | undefined): boolean {
     if (d.scope === SettingDescriptor_Scope.CONSTANT_Q) return this.constantQ;
     if (d.scope === SettingDescriptor_Scope.NOT_CONSTANT_Q) return !this.constantQ;
+    if (d.scope === SettingDescriptor_Scope.PRONY_TERM) return typeof value === "number" && value > 0;
     return true;
   }
 
