@@ -253,21 +253,28 @@ void evaluate_external_forces(std::span<const Anchor> anchors, std::span<const O
   std::vector<std::pair<Vec3, Vec3>> poses;  // centre and velocity of each obstacle at t
   for (const Obstacle& o : obstacles)
     poses.emplace_back(o.trajectory->position(t), o.trajectory->velocity(t));
-  std::vector<std::uint8_t> has_phi(p.size(), 0);
+  // Which vertices each obstacle holds, decided once here (in doubles, as contact_force decides
+  // it): the force loop below then visits only those, instead of measuring every vertex's distance
+  // to every obstacle a second time.
+  const size_t n = p.size();
+  std::vector<std::uint8_t> has_phi(n, 0), inside(obstacles.size() * n, 0);
   for (size_t k = 0; k < obstacles.size(); ++k) {
-    for (size_t i = 0; i < p.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       double distance;
       Vec3 normal;
-      if (!has_phi[i] &&
-          distance_and_normal<double>(obstacles[k], poses[k].first, p[i], distance, normal) &&
-          distance < 0) {
+      if (!distance_and_normal<double>(obstacles[k], poses[k].first, p[i], distance, normal) ||
+          !(distance < 0))
+        continue;
+      inside[k * n + i] = 1;
+      if (!has_phi[i]) {
         out.phi[i] = poses[k].second;
         has_phi[i] = 1;
       }
     }
   }
   for (size_t k = 0; k < obstacles.size(); ++k) {
-    for (size_t i = 0; i < p.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
+      if (!inside[k * n + i]) continue;
       Vec3 f;
       Mat3 dp, dv;
       double depth = 0;
