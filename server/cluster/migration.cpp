@@ -54,13 +54,21 @@ v1::MigrateSessionResponse migrate_session(SessionManager& sessions, const std::
                    "target: " + target + " takes no sessions now: " + status.refusal());
 
   const bool was_running = session->running;
+  session->moving = true;   // requests that would change it are refused until it has moved
   sessions.pause(session);  // from here the state is final until the target has it
-  const v1::CreateSessionRequest request =
-      restore_request(stored_form(*session, was_running, host));
   v1::SessionInfo created;
-  const grpc::Status made =
-      stub->CreateSession(context_with_deadline(30, authorization).get(), request, &created);
+  grpc::Status made;
+  try {
+    const v1::CreateSessionRequest request =
+        restore_request(stored_form(*session, was_running, host));
+    made = stub->CreateSession(context_with_deadline(30, authorization).get(), request, &created);
+  } catch (...) {
+    session->moving = false;
+    if (was_running) sessions.resume(session);
+    throw;
+  }
   if (!made.ok()) {
+    session->moving = false;
     if (was_running) sessions.resume(session);
     spdlog::warn("event=migration_failed session={} target={} error={}", id, logfmt_value(target),
                  logfmt_value(made.error_message()));

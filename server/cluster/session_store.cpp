@@ -100,11 +100,13 @@ int SessionStore::drain() {
   std::vector<std::shared_ptr<Session>> saved_sessions;
   for (const auto& s : sessions) {
     const bool was_running = s->running;
+    s->moving = true;     // from here requests that would change it are refused, not lost
     s->pause_stepping();  // the state is final from here on
     try {
       store_.save(stored_form(*s, was_running, host_));
       saved_sessions.push_back(s);
     } catch (const std::exception& e) {
+      s->moving = false;  // it stays here
       // The session cannot be saved (disk full?): it stays here and ends with the server.
       spdlog::error("event=drain_failed session={} error={}", s->id(), logfmt_value(e.what()));
     }

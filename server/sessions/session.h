@@ -114,7 +114,10 @@ class Session {
   // Stops real-time stepping; when it returns no scheduled step is running or will run.
   void pause_stepping();
   double dt() const;
-  std::atomic<bool> running{true};           // stepped by the scheduler in real time
+  std::atomic<bool> running{true};  // stepped by the scheduler in real time
+  // Saved for another host (drain, migration) and not yet handed off: the state is final, so
+  // requests that would change it are refused (UNAVAILABLE, retried) rather than lost.
+  std::atomic<bool> moving{false};
   std::atomic<long> schedule_generation{0};  // bumped to invalidate queued schedule entries
 
   // --- control (gRPC threads) ---

@@ -370,6 +370,10 @@ std::shared_ptr<Session> SessionManager::find_for(const Caller& caller, const st
                                                   SessionUse use) {
   auto session = find(id);
   require_session_use(caller, id, session->owner(), session->audience(), use);
+  if (use != SessionUse::kWatch && session->moving)
+    throw ApiError(
+        grpc::StatusCode::UNAVAILABLE,
+        "session_id: '" + id + "' is moving to another host: its state is final here; ask again");
   return session;
 }
 
