@@ -225,7 +225,7 @@ nlohmann::json measure_stage(Client& client, const std::vector<v1::SessionInfo>&
       // A session that steps slower than real time has fewer frames to send: what it could
       // have sent at the step rate it reached tells streaming loss apart from a slow host.
       possible_frames +=
-          std::min(o.frame_rate_hz, std::min(1.0, rtf.back()) * step_rate) * o.duration_s;
+          std::min(o.frame_rate_hz, std::clamp(rtf.back(), 0.0, 1.0) * step_rate) * o.duration_s;
     }
   }
 

@@ -9,9 +9,11 @@ namespace {
 // Pressure and stiffness in N per (scene length)^2; viscosities in N s per (scene length)^2.
 constexpr int kPerArea = -2;
 
-double positive(JsonReader& r, const std::string& key, int length_exponent) {
-  const double value = r.required_number(key, length_exponent);
-  if (!(value > 0)) r.fail(key, "must be > 0");
+// A value read as `spec` would judge it, for a key the table has no entry of its own for.
+double judged_like(JsonReader& r, const std::string& key, const SettingSpec& spec) {
+  const double value = r.required_number(key, spec.length_exponent);
+  const std::string problem = setting_problem(spec, value);
+  if (!problem.empty()) r.fail(key, problem);
   return value;
 }
 
@@ -72,9 +74,9 @@ ViscousMaterial read_viscous_material(JsonReader& mat, const Material& elastic,
         const std::string path = "/material/viscoelastic/prony/" + std::to_string(i);
         term.mu = read_required_setting(t, (path + "/mu").c_str());
         term.tau = read_required_setting(t, (path + "/tau").c_str());
-      } else {
-        term.mu = positive(t, "mu", kPerArea);
-        term.tau = positive(t, "tau", 0);
+      } else {  // scene-only terms: judged by the first term's ranges, the same verdicts
+        term.mu = judged_like(t, "mu", setting_at("/material/viscoelastic/prony/0/mu"));
+        term.tau = judged_like(t, "tau", setting_at("/material/viscoelastic/prony/0/tau"));
       }
       t.finish();
       out.prony.push_back(term);

@@ -340,6 +340,15 @@ TEST(Scene, ViscoelasticMaterial) {
                                   "not 0"),
             std::string::npos)
       << build_error(bad);
+  // A fourth term (scene only, not live) gets the same verdict.
+  bad = doc;
+  while (bad["material"]["viscoelastic"]["prony"].size() < 4)
+    bad["material"]["viscoelastic"]["prony"].push_back({{"mu", 100}, {"tau", 1}});
+  bad["material"]["viscoelastic"]["prony"][3]["tau"] = 0;
+  EXPECT_NE(build_error(bad).find("/material/viscoelastic/prony/3/tau: must lie in (0, 1e+06] s, "
+                                  "not 0"),
+            std::string::npos)
+      << build_error(bad);
   bad = doc;
   bad["material"]["viscoelastic"]["prony"] = nlohmann::json::array();
   EXPECT_NE(build_error(bad).find("/material/viscoelastic/prony: needs at least one"),
