@@ -80,6 +80,26 @@ async function settingsReader(id: string) {
   return { read, close: () => client.close() };
 }
 
+// Creates a session of a scene document through a node client of its own and opens it in
+// `page`, waiting for its frames; returns its id and the client (delete the session, close it).
+async function joinSceneJson(page: Page, scene: object, what: string) {
+  const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
+    WebSocket as unknown as new (url: string) => globalThis.WebSocket);
+  await client.connect();
+  const created = await client.request({
+    case: "createSession",
+    value: { source: { case: "sceneJson", value: JSON.stringify(scene) } },
+  });
+  expect(created.body.case).toBe("session");
+  const id = created.body.case === "session" ? created.body.value.id : "";
+  await page.goto(`${server.url}?session=${id}`);
+  await waitFor(async () => {
+    const s = await probe(page);
+    return s.sessionId === id && s.framesReceived > 2;
+  }, 30000, what);
+  return { id, client };
+}
+
 // The largest distance between corresponding vertices of two states.
 function largestMotion(a: Float32Array, b: Float32Array): number {
   let largest = 0;
@@ -327,30 +347,12 @@ describe("browser client", () => {
 
   it("shows Q and |G| for a constant-Q session and changes them live", async () => {
     const page = instructor.page;
-    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
-      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
-    await client.connect();
-    const created = await client.request({
-      case: "createSession",
-      value: {
-        source: {
-          case: "sceneJson",
-          value: JSON.stringify({
-            mesh: { box: { cells: [4, 2, 2], size: [0.2, 0.06, 0.1] } },
-            material: { model: "stvk-tl", nu: 0.45, density: 1000,
-              viscoelastic: { constant_q: { Q: 4.8, mu: 2500, frequency: 2 } } },
-            damping: { alpha: 0.5, beta: 0 }, dt: 0.02, fixed: [{ set: "xmin" }],
-          }),
-        },
-      },
-    });
-    expect(created.body.case).toBe("session");
-    const id = created.body.case === "session" ? created.body.value.id : "";
-    await page.goto(`${server.url}?session=${id}`);
-    await waitFor(async () => {
-      const s = await probe(page);
-      return s.sessionId === id && s.framesReceived > 2;
-    }, 30000, "the constant-Q session's frames");
+    const { id, client } = await joinSceneJson(page, {
+      mesh: { box: { cells: [4, 2, 2], size: [0.2, 0.06, 0.1] } },
+      material: { model: "stvk-tl", nu: 0.45, density: 1000,
+        viscoelastic: { constant_q: { Q: 4.8, mu: 2500, frequency: 2 } } },
+      damping: { alpha: 0.5, beta: 0 }, dt: 0.02, fixed: [{ set: "xmin" }],
+    }, "the constant-Q session's frames");
     // Q and |G| replace E, which the fit sets.
     await waitFor(async () => await page.locator("#setting-viscous_quality").isEnabled(), 10000, "the Q slider");
     expect(await page.locator("#setting-viscous_modulus").isVisible()).toBe(true);
@@ -377,30 +379,12 @@ describe("browser client", () => {
 
   it("shows a Prony material's terms and changes a relaxation time live", async () => {
     const page = instructor.page;
-    const client = new GatewayClient(`ws://127.0.0.1:${server.http_port}/ws`, {},
-      WebSocket as unknown as new (url: string) => globalThis.WebSocket);
-    await client.connect();
-    const created = await client.request({
-      case: "createSession",
-      value: {
-        source: {
-          case: "sceneJson",
-          value: JSON.stringify({
-            mesh: { box: { cells: [4, 2, 2], size: [0.2, 0.06, 0.1] } },
-            material: { model: "stvk-tl", E: 6000, nu: 0.45, density: 1000,
-              viscoelastic: { prony: [{ mu: 3000, tau: 0.05 }, { mu: 2000, tau: 0.5 }] } },
-            damping: { alpha: 0.5, beta: 0 }, dt: 0.02, fixed: [{ set: "xmin" }],
-          }),
-        },
-      },
-    });
-    expect(created.body.case).toBe("session");
-    const id = created.body.case === "session" ? created.body.value.id : "";
-    await page.goto(`${server.url}?session=${id}`);
-    await waitFor(async () => {
-      const s = await probe(page);
-      return s.sessionId === id && s.framesReceived > 2;
-    }, 30000, "the Prony session's frames");
+    const { id, client } = await joinSceneJson(page, {
+      mesh: { box: { cells: [4, 2, 2], size: [0.2, 0.06, 0.1] } },
+      material: { model: "stvk-tl", E: 6000, nu: 0.45, density: 1000,
+        viscoelastic: { prony: [{ mu: 3000, tau: 0.05 }, { mu: 2000, tau: 0.5 }] } },
+      damping: { alpha: 0.5, beta: 0 }, dt: 0.02, fixed: [{ set: "xmin" }],
+    }, "the Prony session's frames");
     // Two terms: their four sliders, not the third term's; E stays (the long-term modulus).
     await waitFor(async () => await page.locator("#setting-prony_tau_2").isEnabled(), 10000, "the tau 2 slider");
     for (const name of ["prony_mu_1", "prony_tau_1", "prony_mu_2"])

@@ -37,6 +37,11 @@ double read_required_setting(JsonReader& section, const char* path) {
   return judged(section, spec, key, section.required_number(key, spec.length_exponent));
 }
 
+double read_required_like_setting(JsonReader& section, const std::string& key, const char* path) {
+  const SettingSpec& spec = setting_at(path);
+  return judged(section, spec, key, section.required_number(key, spec.length_exponent));
+}
+
 int read_integer_setting(JsonReader& section, const char* path, int fallback) {
   const SettingSpec& spec = setting_at(path);
   const std::string key = key_of(section, spec);

@@ -14,5 +14,8 @@ double read_number_setting(JsonReader& section, const char* path, double fallbac
 double read_required_setting(JsonReader& section, const char* path);
 int read_integer_setting(JsonReader& section, const char* path, int fallback);
 std::string read_choice_setting(JsonReader& section, const char* path, const std::string& fallback);
+// A required number at `key` of `section` that the table has no entry of its own for, judged as
+// the setting at `path` judges its values (a scene's Prony terms beyond the live ones).
+double read_required_like_setting(JsonReader& section, const std::string& key, const char* path);
 
 }  // namespace softbody

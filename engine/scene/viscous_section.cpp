@@ -9,14 +9,6 @@ namespace {
 // Pressure and stiffness in N per (scene length)^2; viscosities in N s per (scene length)^2.
 constexpr int kPerArea = -2;
 
-// A value read as `spec` would judge it, for a key the table has no entry of its own for.
-double judged_like(JsonReader& r, const std::string& key, const SettingSpec& spec) {
-  const double value = r.required_number(key, spec.length_exponent);
-  const std::string problem = setting_problem(spec, value);
-  if (!problem.empty()) r.fail(key, problem);
-  return value;
-}
-
 double non_negative(JsonReader& r, const std::string& key, double fallback, int length_exponent) {
   const double value = r.number(key, fallback, length_exponent);
   if (!(value >= 0)) r.fail(key, "must be >= 0");
@@ -75,8 +67,8 @@ ViscousMaterial read_viscous_material(JsonReader& mat, const Material& elastic,
         term.mu = read_required_setting(t, (path + "/mu").c_str());
         term.tau = read_required_setting(t, (path + "/tau").c_str());
       } else {  // scene-only terms: judged by the first term's ranges, the same verdicts
-        term.mu = judged_like(t, "mu", setting_at("/material/viscoelastic/prony/0/mu"));
-        term.tau = judged_like(t, "tau", setting_at("/material/viscoelastic/prony/0/tau"));
+        term.mu = read_required_like_setting(t, "mu", "/material/viscoelastic/prony/0/mu");
+        term.tau = read_required_like_setting(t, "tau", "/material/viscoelastic/prony/0/tau");
       }
       t.finish();
       out.prony.push_back(term);

@@ -1,5 +1,6 @@
 #include "server/api/settings_convert.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include "engine/scene/settings_table.h"
@@ -81,6 +82,23 @@ void describe_settings(google::protobuf::RepeatedPtrField<v1::SettingDescriptor>
                 : spec.scope == SettingScope::kConstantQ ? v1::SettingDescriptor::SCOPE_CONSTANT_Q
                 : spec.scope == SettingScope::kPronyTerm ? v1::SettingDescriptor::SCOPE_PRONY_TERM
                                                          : v1::SettingDescriptor::SCOPE_ALWAYS);
+  }
+}
+
+void effective_prony_terms(const nlohmann::json& document, double length,
+                           v1::EffectiveSettings& out) {
+  const google::protobuf::Descriptor* descriptor = out.GetDescriptor();
+  const google::protobuf::Reflection* reflection = out.GetReflection();
+  for (const SettingSpec& spec : live_settings()) {
+    if (spec.scope != SettingScope::kPronyTerm) continue;
+    const google::protobuf::FieldDescriptor* field = descriptor->FindFieldByName(spec.name);
+    if (!field) throw std::logic_error(std::string("EffectiveSettings has no field ") + spec.name);
+    const nlohmann::json::json_pointer path(spec.path);
+    // The document holds value_SI * length^-exponent (write_setting).
+    const double value = document.contains(path) ? document.at(path).get<double>() *
+                                                       std::pow(length, spec.length_exponent)
+                                                 : 0.0;
+    reflection->SetDouble(&out, field, value);
   }
 }
 

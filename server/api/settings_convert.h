@@ -15,4 +15,9 @@ SettingsUpdate settings_from_proto(const v1::SessionSettings& s);
 // The table as ListScenesResponse.settings carries it.
 void describe_settings(google::protobuf::RepeatedPtrField<v1::SettingDescriptor>& out);
 
+// The Prony terms' EffectiveSettings fields (scope kPronyTerm) from a scene document whose length
+// unit is `length` metres, read at each entry's path (0 where the material lacks the term).
+void effective_prony_terms(const nlohmann::json& document, double length,
+                           v1::EffectiveSettings& out);
+
 }  // namespace softbody::server

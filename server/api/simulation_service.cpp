@@ -99,19 +99,7 @@ void fill_session_info(const Session& session, v1::SessionInfo& info) {
     s.set_viscous_quality(constant_q.value("Q", 0.0));
     s.set_viscous_modulus(constant_q.value("mu", 0.0) / (length * length));
   }
-  if (material.contains("viscoelastic") && material["viscoelastic"].contains("prony")) {
-    const nlohmann::json& terms = material["viscoelastic"]["prony"];
-    const auto term = [&](size_t i, const char* key, double scale) {
-      return i < terms.size() ? terms[i].value(key, 0.0) * scale : 0.0;
-    };
-    const double per_area = 1 / (length * length);
-    s.set_prony_mu_1(term(0, "mu", per_area));
-    s.set_prony_tau_1(term(0, "tau", 1));
-    s.set_prony_mu_2(term(1, "mu", per_area));
-    s.set_prony_tau_2(term(1, "tau", 1));
-    s.set_prony_mu_3(term(2, "mu", per_area));
-    s.set_prony_tau_3(term(2, "tau", 1));
-  }
+  effective_prony_terms(document, length, s);
   info.set_age_s(std::chrono::duration<double>(Clock::now() - session.created()).count());
   info.set_idle_s(session.idle_seconds());
   to_proto(session.rest_bounds(), *info.mutable_rest_bounds());

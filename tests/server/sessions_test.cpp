@@ -563,22 +563,29 @@ TEST_F(Sessions, PressureAndConstantQChangeLive) {
       << refused.error_message();
 }
 
+// Two paused, identical sessions of a 20 cm bar of 100 kPa clamped at one end, released under
+// gravity: ~2 Hz, undamped. `material_extra` is appended to its material object.
+void create_two_swinging_bars(v1::Simulation::Stub& stub, const std::string& material_extra,
+                              v1::SessionInfo& a, v1::SessionInfo& b) {
+  v1::CreateSessionRequest create;
+  create.set_scene_json(R"({
+    "mesh": {"box": {"cells": [4, 1, 1], "size": [0.2, 0.05, 0.05]}},
+    "material": {"model": "stvk-tl", "E": 1e5, "nu": 0.3, "density": 1000)" +
+                        material_extra + R"(},
+    "damping": {"alpha": 0, "beta": 0}, "gravity": [0, -9.81, 0],
+    "dt": 0.01, "integrator": {"type": "implicit-euler"}, "fixed": [{"set": "xmin"}]})");
+  create.set_start_paused(true);
+  ASSERT_TRUE(stub.CreateSession(context().get(), create, &a).ok());
+  ASSERT_TRUE(stub.CreateSession(context().get(), create, &b).ok());
+}
+
 // Strain-rate damping (issue 21: the correspondence principle's d_lambda, d_mu) is a live
 // setting: set on one of two identical swinging bars, it slows that bar's swing (it damps
 // deformation); it needs damping_beta 0 and an integrator for viscous materials, and says so.
 TEST_F(Sessions, RateDampingChangesLiveAndDampsTheSwing) {
   auto stub = server_->stub();
-  v1::CreateSessionRequest create;
-  // A 20 cm bar of 100 kPa clamped at one end, released under gravity: ~2 Hz, undamped.
-  create.set_scene_json(R"({
-    "mesh": {"box": {"cells": [4, 1, 1], "size": [0.2, 0.05, 0.05]}},
-    "material": {"model": "stvk-tl", "E": 1e5, "nu": 0.3, "density": 1000},
-    "damping": {"alpha": 0, "beta": 0}, "gravity": [0, -9.81, 0],
-    "dt": 0.01, "integrator": {"type": "implicit-euler"}, "fixed": [{"set": "xmin"}]})");
-  create.set_start_paused(true);
   v1::SessionInfo plain, damped;
-  ASSERT_TRUE(stub->CreateSession(context().get(), create, &plain).ok());
-  ASSERT_TRUE(stub->CreateSession(context().get(), create, &damped).ok());
+  ASSERT_NO_FATAL_FAILURE(create_two_swinging_bars(*stub, "", plain, damped));
   EXPECT_EQ(damped.settings().rate_damping_mu(), 0);
 
   v1::UpdateSettingsRequest update;
@@ -632,18 +639,9 @@ TEST_F(Sessions, RateDampingChangesLiveAndDampsTheSwing) {
 // term the material does not have, or a value out of range, is refused naming the field.
 TEST_F(Sessions, PronyTermsChangeLive) {
   auto stub = server_->stub();
-  v1::CreateSessionRequest create;
-  // The bar of RateDampingChangesLiveAndDampsTheSwing (~2 Hz) with one weak Prony term.
-  create.set_scene_json(R"({
-    "mesh": {"box": {"cells": [4, 1, 1], "size": [0.2, 0.05, 0.05]}},
-    "material": {"model": "stvk-tl", "E": 1e5, "nu": 0.3, "density": 1000,
-                 "viscoelastic": {"prony": [{"mu": 100, "tau": 0.5}]}},
-    "damping": {"alpha": 0, "beta": 0}, "gravity": [0, -9.81, 0],
-    "dt": 0.01, "integrator": {"type": "implicit-euler"}, "fixed": [{"set": "xmin"}]})");
-  create.set_start_paused(true);
-  v1::SessionInfo plain, changed;
-  ASSERT_TRUE(stub->CreateSession(context().get(), create, &plain).ok());
-  ASSERT_TRUE(stub->CreateSession(context().get(), create, &changed).ok());
+  v1::SessionInfo plain, changed;  // the swinging bar with one weak Prony term
+  ASSERT_NO_FATAL_FAILURE(create_two_swinging_bars(
+      *stub, R"(, "viscoelastic": {"prony": [{"mu": 100, "tau": 0.5}]})", plain, changed));
   EXPECT_DOUBLE_EQ(changed.settings().prony_mu_1(), 100);
   EXPECT_DOUBLE_EQ(changed.settings().prony_tau_1(), 0.5);
   EXPECT_EQ(changed.settings().prony_mu_2(), 0);  // no second term
