@@ -132,10 +132,14 @@ int main(int argc, char** argv) {
            [&h](const std::string& model) {
              h.loop.tool.contact_model = model == "constraint"
                                              ? softbody::v1::CONTACT_MODEL_CONSTRAINT
-                                             : softbody::v1::CONTACT_MODEL_PENALTY;
+                                         : model == "penalty" ? softbody::v1::CONTACT_MODEL_PENALTY
+                                                              : softbody::v1::CONTACT_MODEL_AUTO;
            },
-           "penalty (the stiffness above) or constraint (non-penetration, Coulomb friction)")
-        ->check(CLI::IsMember({"penalty", "constraint"}));
+           "auto (default: constraint where the session's step solves it, else penalty), "
+           "penalty (a spring of the stiffness above against the body's vertices) or constraint "
+           "(non-penetration against its faces, Coulomb friction)")
+        ->default_str("auto")
+        ->check(CLI::IsMember({"auto", "penalty", "constraint"}));
     cmd->add_option("--mu", h.loop.tool.friction_coefficient,
                     "Coulomb friction coefficient of constraint contact")
         ->capture_default_str()

@@ -61,6 +61,19 @@ double distance(const Vec3& a, const Vec3& b) {
                    (a[2] - b[2]) * (a[2] - b[2]));
 }
 
+// Whether the server may resolve this tool's contact as constraints (and so wants the coupling
+// spring, the candidate reach and the problem's encoding).
+bool may_be_constraint(v1::ContactModel model) {
+  return model == v1::CONTACT_MODEL_CONSTRAINT || model == v1::CONTACT_MODEL_AUTO;
+}
+
+// The contact model the server's replies gave the tool, as the report names it.
+const char* contact_model_name(int model) {
+  return model == v1::CONTACT_MODEL_CONSTRAINT ? "constraint"
+         : model == v1::CONTACT_MODEL_PENALTY  ? "penalty"
+                                               : "unknown";
+}
+
 }  // namespace
 
 HapticLoop::HapticLoop(HapticDevice& device, HapticLoopOptions options)
@@ -164,10 +177,15 @@ void HapticLoop::on_reply(const v1::ForceReply& reply, Clock::time_point receive
     return;
   }
   if (reply.has_contact_problem()) last_problem_ = from_proto(reply.contact_problem());
+  if (reply.contact_model() != v1::CONTACT_MODEL_UNSPECIFIED)
+    replied_contact_model_.store(reply.contact_model(), std::memory_order_relaxed);
   TimedModel& m = models_.back();
   m.model = from_proto(reply.model());
-  // The problem belongs to the step the reply's model was built from; an older one is dropped.
-  if (!last_problem_.empty() && last_problem_.step == m.model.step)
+  // The problem belongs to the step the reply's model was built from; an older one is dropped,
+  // and so is any once the server says the tool is a penalty one (AUTO after the session's
+  // solver changed). (Servers before the field leave it unspecified.)
+  if (!last_problem_.empty() && last_problem_.step == m.model.step &&
+      reply.contact_model() != v1::CONTACT_MODEL_PENALTY)
     m.problem = last_problem_;
   else
     m.problem = {};
@@ -204,8 +222,9 @@ v1::ToolCommand HapticLoop::command(double time_s, const Vec3& position, const V
   c.set_contact_friction(t.contact_friction);
   c.set_contact_model(t.contact_model);
   c.set_friction_coefficient(t.friction_coefficient);
-  // A hand feels constraint contact through a spring it can render (virtual coupling).
-  if (t.contact_model == v1::CONTACT_MODEL_CONSTRAINT) {
+  // A hand feels constraint contact through a spring it can render (virtual coupling). (A
+  // penalty tool ignores these fields: AUTO sends them for whichever the server picks.)
+  if (may_be_constraint(t.contact_model)) {
     c.set_coupling_stiffness(t.contact_stiffness);
     c.set_candidate_reach(reach);
     c.set_contact_problem_encoding(t.compact_contact_problem
@@ -305,7 +324,7 @@ void HapticLoop::tick(double time_s, double dt) {
       next_command_s_ = time_s + command_interval();
       if (stream_->send(command(time_s, position, velocity, device, reach))) {
         ++sequence_;
-        if (options_.tool.contact_model == v1::CONTACT_MODEL_CONSTRAINT)
+        if (may_be_constraint(options_.tool.contact_model))
           largest_reach_ = std::max(largest_reach_, reach);
       }
     }
@@ -448,6 +467,7 @@ nlohmann::json HapticLoop::report() const {
       {"ticks_disconnected", disconnected_ticks_},
       {"ticks_in_contact", contact_ticks_},
       {"ticks_rendered_by_contact_problem", problem_ticks_},
+      {"contact_model", contact_model_name(replied_contact_model_.load(std::memory_order_relaxed))},
       {"contact_problems_received", contact_problems_},
       {"contact_problem_bytes_mean",
        contact_problems_ > 0 ? contact_problem_bytes_ / static_cast<double>(contact_problems_)

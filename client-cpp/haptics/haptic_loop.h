@@ -44,8 +44,10 @@ struct ToolSettings {
   double contact_damping = 2;       // [N s/m]
   double contact_friction = 0;
   // Constraint contact (issue 22): non-penetration and Coulomb friction with
-  // `friction_coefficient`, solved in the server's steps and re-solved each tick.
-  softbody::v1::ContactModel contact_model = softbody::v1::CONTACT_MODEL_PENALTY;
+  // `friction_coefficient`, solved in the server's steps and re-solved each tick. AUTO (the
+  // default): constraint where the session's step solves it, the penalty spring elsewhere; the
+  // server decides per command and the loop renders whichever model its replies carry.
+  softbody::v1::ContactModel contact_model = softbody::v1::CONTACT_MODEL_AUTO;
   double friction_coefficient = 0;
   // Constraint contact: how much further than the scene's margin the server looks for surface
   // features the tool may reach before the next reply (ToolCommand.candidate_reach) [m].
@@ -187,8 +189,10 @@ class HapticLoop {
   std::uint64_t sequence_ = 0;
   Histogram period_, jitter_, model_age_, swap_jump_, watchdog_timeout_;
   long ticks_ = 0, overruns_ = 0, beyond_validity_ = 0, reconnects_ = 0, disconnected_ticks_ = 0;
-  long contact_ticks_ = 0;                // ticks whose model had contacts
-  long problem_ticks_ = 0;                // ticks rendered by re-solving a contact problem
+  long contact_ticks_ = 0;  // ticks whose model had contacts
+  long problem_ticks_ = 0;  // ticks rendered by re-solving a contact problem
+  // The contact model of the last reply that named one (v1::ContactModel; 0: none yet).
+  std::atomic<int> replied_contact_model_{0};
   codec::ToolContactModel last_problem_;  // the newest received (reply thread)
   double largest_force_ = 0;              // [N], output
   double peak_speed_ = 0;                 // [m/s], decaying with a 1 s time constant

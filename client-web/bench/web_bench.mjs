@@ -9,6 +9,11 @@
 //    float32 upper triangle the page asks for); median and p99 of one force() call.
 //  - render_fps: frames per second the page renders in headless Chromium (SwiftShader, software
 //    WebGL) showing a bunny session.
+//  - page_round_trip_ms: the tool round trip the page's HUD shows (its median over the last 200
+//    replies) while the page pokes the knight with its default contact (auto: constraint there),
+//    sampled once a second, beside the page's render fps then (each command leaves at the start
+//    of a displayed frame and its reply is read when the main thread is free again, so the round
+//    trip is at least what is left of drawing that frame).
 // Usage: node bench/web_bench.mjs [--seconds S]   (needs scripts/build.sh and scripts/build-web.sh)
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -18,7 +23,7 @@ import createSoftbodyCodec from "../src/gen/softbody_codec.mjs";
 import { ClientMessageSchema, ServerMessageSchema } from "../src/gen/softbody/v1/gateway_pb.js";
 import { MeshFormat } from "../src/gen/softbody/v1/session_pb.js";
 import { ContactModel, ContactProblemEncoding, ToolMode } from "../src/gen/softbody/v1/interact_pb.js";
-import { codecFixture, launchBrowser, probe, repoDir, startServer, waitFor } from "../e2e/harness.mjs";
+import { codecFixture, launchBrowser, pressOnBody, probe, repoDir, startServer, waitFor } from "../e2e/harness.mjs";
 
 const seconds = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 5);
 const bunnyPath = join(repoDir, "tests", "meshes", "bunny.mesh");
@@ -147,6 +152,31 @@ async function renderFps(server, id) {
   return { median: quantile(samples, 0.5), samples };
 }
 
+async function pageRoundTrip(server, id) {
+  const browser = await launchBrowser("bench");
+  const { page } = browser;
+  await page.goto(`${server.url}?session=${id}`);
+  await waitFor(async () => (await probe(page)).framesReceived > 20, 30000, "frames");
+  await pressOnBody(page, "poke");
+  const samples = [];
+  const fps = [];
+  try {
+    await waitFor(async () => Number.isFinite((await probe(page)).roundTripMs), 20000, "replies");
+    for (let i = 0; i < seconds; ++i) {
+      await page.waitForTimeout(1000);
+      const p = await probe(page);
+      samples.push(p.roundTripMs);
+      fps.push(p.renderFps);
+    }
+  } finally {
+    await page.mouse.up();
+  }
+  const applied = (await probe(page)).appliedContact;
+  await browser.close();
+  return { median: quantile(samples, 0.5), samples, render_fps_median: quantile(fps, 0.5),
+    frame_interval_ms: 1000 / quantile(fps, 0.5), contact: applied };
+}
+
 const result = { benchmark: "web", seconds };
 result.wasm_frame_ms = await wasmFrame();
 const server = await startServer();
@@ -157,6 +187,7 @@ try {
   const knight = await openSession(server.http_port, "knight");
   result.contact_resolve_ms = await contactResolve(knight.ws, knight.id, knight.bounds);
   knight.ws.close();
+  result.page_round_trip_ms = await pageRoundTrip(server, knight.id);
   result.render_fps = await renderFps(server, id);
 } finally {
   await server.stop();

@@ -202,9 +202,11 @@ describe("browser client", () => {
     expect(instructor.problems).toEqual([]);
   });
 
-  it("pokes with constraint contact from its toggle, feels the body and re-solves its contacts", async () => {
+  it("pokes with constraint contact by default, feels the body and re-solves its contacts", async () => {
     const { page } = trainee;
-    await page.check("#contact-constraint");
+    // The page's default, auto: the server makes the poke a constraint one on this session
+    // (Newton with a factor) and says so in its replies.
+    expect(await page.locator("#contact-model").inputValue()).toBe("auto");
     await page.fill("#contact-mu", "0.6");
     await page.locator("#contact-mu").dispatchEvent("change");
     await pressOnBody(page, "poke");
@@ -214,6 +216,9 @@ describe("browser client", () => {
           await shot(page, "05b-failed-poke.png");
           throw new Error(`${e.message}: ${JSON.stringify(await probe(page))}`);
         });
+      expect((await probe(page)).appliedContact).toBe("constraint");
+      await waitFor(async () => (await page.locator("#hud").textContent())?.includes("contact constraint"), 5000,
+        "the HUD naming the contact model");
       // The page re-solves the step's contact problem for the sphere where it is, every frame.
       await waitFor(async () => (await probe(page)).localForce > 0.01, 10000, "the page's own contact force");
       // It asked for the problems' compliance as float32 upper triangle, and got them so.
@@ -237,10 +242,19 @@ describe("browser client", () => {
       }
     } finally {
       await page.mouse.up();
-      await page.uncheck("#contact-constraint");
       await page.check('input[name="tool"][value="orbit"]');
     }
     expect((await probe(page)).lastError).toBe("");  // the server took the constraint command
+    // Chosen by hand, penalty contact is what the server applies.
+    await page.selectOption("#contact-model", "penalty");
+    await pressOnBody(page, "poke");
+    try {
+      await waitFor(async () => (await probe(page)).appliedContact === "penalty", 10000, "a penalty reply");
+    } finally {
+      await page.mouse.up();
+      await page.selectOption("#contact-model", "auto");
+      await page.check('input[name="tool"][value="orbit"]');
+    }
   });
 
   it("pokes with a tool surface the server offers", async () => {
@@ -250,7 +264,6 @@ describe("browser client", () => {
     await waitFor(async () => (await page.locator("#poke-shape option").count()) >= 2, 10000, "the tool list");
     await page.selectOption("#poke-shape", "blade");
     expect((await probe(page)).pokeTool).toBe("blade");
-    await page.check("#contact-constraint");
     await pressOnBody(page, "poke");
     try {
       // Unlike the sphere, the blade's edge is at the cursor's depth: the wheel pushes it in, as
@@ -267,7 +280,6 @@ describe("browser client", () => {
       await shot(page, "05c-blade.png");
     } finally {
       await page.mouse.up();
-      await page.uncheck("#contact-constraint");
       await page.selectOption("#poke-shape", "");
       await page.check('input[name="tool"][value="orbit"]');
     }

@@ -8,7 +8,7 @@ import { ControlAction, SessionStatus } from "./gen/softbody/v1/session_pb";
 import { StreamEnded_Stream, type StreamEnded } from "./gen/softbody/v1/gateway_pb";
 import type { SessionMoved } from "./gen/softbody/v1/cluster_pb";
 import type { StateFrame } from "./gen/softbody/v1/state_pb";
-import type { ForceReply } from "./gen/softbody/v1/interact_pb";
+import { ContactModel, type ForceReply } from "./gen/softbody/v1/interact_pb";
 import { FramePipeline } from "./codec/frame_pipeline";
 import { ToolContactSolver } from "./codec/tool_contact";
 import { couplingForce } from "./tools/coupling_force";
@@ -16,7 +16,7 @@ import { FrameClock } from "./codec/frame_clock";
 import { GatewayClient, GatewayError, type ConnectionState } from "./net/gateway_client";
 import { BodyView, type ColorMode } from "./render/view";
 import { meshObject } from "./render/obstacles";
-import { ToolController, type ToolKind } from "./tools/tool_controller";
+import { type ContactChoice, ToolController, type ToolKind } from "./tools/tool_controller";
 import { Hud } from "./ui/hud";
 import { drawLegend } from "./ui/legend";
 import { $, button, input } from "./ui/dom";
@@ -78,6 +78,8 @@ export interface AppProbe {
   toolDrawLagFrames: number;
   // Client time [s] of the newest reply's command: the pose the server has answered so far.
   answeredClientTimeS: number;
+  // The contact model the server gave the poke in its last reply (auto resolves per session).
+  appliedContact: "constraint" | "penalty" | null;
   // The forces drawn and answered in the last frame before the pointer's latest move and in the
   // first frame after it (no command sent after the move can have been answered by then).
   aroundMove: {
@@ -134,6 +136,7 @@ export class App {
     toolOnScreen: null,
     toolDrawLagFrames: 0,
     answeredClientTimeS: 0,
+    appliedContact: null,
     aroundMove: null,
     roundTripMs: NaN,
     maxDisplacement: 0,
@@ -330,6 +333,15 @@ export class App {
     }
     this.lastForce = reply;
     this.probe.answeredClientTimeS = reply.clientTimeS;
+    if (reply.contactModel === ContactModel.CONSTRAINT || reply.contactModel === ContactModel.PENALTY) {
+      const applied = reply.contactModel === ContactModel.CONSTRAINT ? "constraint" : "penalty";
+      // A poke the server now resolves as a penalty spring (auto, after the session's solver
+      // changed) must not be drawn from an old step's contact problem.
+      if (applied === "penalty" && this.tools.appliedContact === "constraint") this.contactSolver?.clear();
+      this.tools.appliedContact = applied;
+      this.hud.contactModel = applied;
+      this.probe.appliedContact = applied;
+    }
     if (reply.contactProblem && this.contactSolver?.load(reply.contactProblem)) {
       ++this.probe.contactProblems;
       this.probe.contactFriction = Array.from(reply.contactProblem.friction);
@@ -521,6 +533,12 @@ export class App {
       : { x: 0, y: 0, z: 0 };
     this.view.obstacles.set(topology.obstacles, center, size);
     this.tools.setBody(ids, size, rejoined);
+    if (!rejoined) {
+      // Another session: its solver decides afresh what an auto poke becomes.
+      this.tools.appliedContact = null;
+      this.hud.contactModel = null;
+      this.contactSolver?.clear();
+    }
   }
 
   private async leave(): Promise<void> {
@@ -594,8 +612,9 @@ export class App {
         $("tool-hint").textContent = TOOL_HINTS[kind];
       });
     }
-    input("contact-constraint").addEventListener("change", (e) => {
-      this.tools.constraintContact = (e.target as HTMLInputElement).checked;
+    ($("contact-model") as HTMLSelectElement).addEventListener("change", (e) => {
+      this.tools.contact = (e.target as HTMLSelectElement).value as ContactChoice;
+      this.tools.appliedContact = null;  // until the server says what it made of it
     });
     input("contact-mu").addEventListener("change", (e) => {
       // The server takes [0, 10]; what the field cannot hold it clamps, so what is sent is shown.

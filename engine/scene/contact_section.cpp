@@ -47,6 +47,10 @@ bool solver_keeps_factor(const SolverOptions& s) {
          s.preconditioner == PreconditionerType::kFactor;
 }
 
+bool steps_constraint_contact(const IntegratorOptions& options) {
+  return integrator_runs_contact_stage(options.type) && solver_keeps_factor(options.solver);
+}
+
 void check_constraint_contact(const SimulationModel& model, JsonReader& root) {
   if (model.contact.self) {
     JsonReader self = root.object("contact").object("self");

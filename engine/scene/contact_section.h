@@ -13,6 +13,11 @@ ContactOptions read_contact_options(JsonReader& root);
 // one (auto, direct, or a Krylov method with the factor preconditioner).
 bool solver_keeps_factor(const SolverOptions& solver);
 
+// True when a step under `options` solves constraint contact itself: its integrator has a contact
+// stage and its solver keeps a factor. (Elsewhere a constraint obstacle is refused by the scene,
+// or acts as a penalty energy in the fast solvers.) What a tool's CONTACT_MODEL_AUTO resolves by.
+bool steps_constraint_contact(const IntegratorOptions& options);
+
 // Throws a SceneError at /obstacles/i/contact/model for the first constraint obstacle when the
 // solver keeps no factor.
 void check_constraint_contact(const SimulationModel& model, JsonReader& root);

@@ -197,6 +197,9 @@ std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices,
     case v1::CONTACT_MODEL_CONSTRAINT:
       in.contact.model = ContactModel::kConstraint;
       break;
+    case v1::CONTACT_MODEL_AUTO:  // resolved against the session by answer_tool_command
+      in.contact.model = ContactModel::kPenalty;
+      break;
     default:
       return "contact_model: unknown contact model " + std::to_string(c.contact_model());
   }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/parallel/team_cpu_clock.h"
+#include "engine/scene/contact_section.h"
 #include "engine/scene/settings_table.h"
 #include "server/api_error.h"
 #include "server/logging.h"
@@ -70,6 +71,11 @@ double Session::dt() const {
 IntegratorOptions Session::options() const {
   std::lock_guard lock(settings_mutex_);
   return options_;
+}
+
+bool Session::steps_constraint_contact() const {
+  std::lock_guard lock(settings_mutex_);
+  return softbody::steps_constraint_contact(options_);
 }
 
 nlohmann::json Session::document() const {

@@ -137,6 +137,9 @@ class Session {
   // What the user should hear about the mesh (SceneBody::warnings: slivers).
   const std::vector<std::string>& mesh_warnings() const { return mesh_body_->warnings; }
   IntegratorOptions options() const;
+  // Whether this session's steps solve constraint contact now (steps_constraint_contact of its
+  // options): what a tool's CONTACT_MODEL_AUTO becomes.
+  bool steps_constraint_contact() const;
   nlohmann::json document() const;  // the scene with every settings change applied
   // Options, material and document from one settings change (read apart, a concurrent
   // UpdateSettings could mix them).

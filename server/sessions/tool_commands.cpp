@@ -21,8 +21,11 @@ void answer_tool_command(Session& session, Tool& tool, const Caller& caller, Cal
   ToolInput input;
   std::string problem =
       tool_input_from_proto(command, session.mesh().num_vertices(), tool_meshes, input);
-  if (problem.empty() && input.contact.model == ContactModel::kConstraint &&
-      !solver_keeps_factor(session.options().solver))
+  if (problem.empty() && command.contact_model() == v1::CONTACT_MODEL_AUTO)
+    input.contact.model =
+        session.steps_constraint_contact() ? ContactModel::kConstraint : ContactModel::kPenalty;
+  else if (problem.empty() && input.contact.model == ContactModel::kConstraint &&
+           !solver_keeps_factor(session.options().solver))
     problem =
         "contact_model: constraint contact needs a factor: the session's solver must be auto "
         "or direct";
@@ -43,6 +46,9 @@ void answer_tool_command(Session& session, Tool& tool, const Caller& caller, Cal
       to_proto(contact_problem, command.contact_problem_encoding(),
                *reply.mutable_contact_problem());
     reply.set_contacts(contacts);
+    reply.set_contact_model(input.contact.model == ContactModel::kConstraint
+                                ? v1::CONTACT_MODEL_CONSTRAINT
+                                : v1::CONTACT_MODEL_PENALTY);
   }
   metrics.tool_commands.fetch_add(1, std::memory_order_relaxed);
   const double seconds = std::chrono::duration<double>(Clock::now() - received).count();

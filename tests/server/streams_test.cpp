@@ -342,6 +342,81 @@ TEST_F(Streams, AConstraintToolIsPushedOutOfTheBodyAtEveryDepth) {
   EXPECT_TRUE(stream2->Finish().ok());
 }
 
+// CONTACT_MODEL_AUTO (what the project's clients send unless told otherwise): a constraint tool
+// where the session's step solves constraint contact (the cantilever: Newton with a factor), a
+// penalty one where it does not (the same beam on CG), decided at each command, so a live change of
+// the solver moves the tool to penalty contact without a rejection; each reply names the model.
+TEST_F(Streams, AnAutoToolIsAConstraintOneWhereTheStepSolvesItAndAPenaltyOneElsewhere) {
+  auto stub = server_->stub();
+  const v1::SessionInfo s = create_session(*stub, "cantilever", true);
+  const double top = s.rest_bounds().max().y();
+  auto auto_poke = [&](const std::string& id, std::uint64_t seq, double x, double y, double z,
+                       double radius) {
+    v1::ToolCommand c = poke(id, seq, x, y, radius, z);
+    c.set_contact_model(v1::CONTACT_MODEL_AUTO);
+    c.set_friction_coefficient(0.3);
+    return c;
+  };
+  auto ctx = context();
+  auto stream = stub->Interact(ctx.get());
+  v1::ForceReply reply;
+  // A 1 cm sphere above a face, between vertices, lowered 1 mm a step to 5 mm below the top: the
+  // steps meet it as a constraint obstacle (the force grows with depth; as in
+  // AConstraintToolIsPushedOutOfTheBodyAtEveryDepth, not repeated here).
+  const double x = 0.105, z = 0.025, radius = 0.01;
+  std::uint64_t seq = 0;
+  for (int i = 0; i <= 7; ++i) {
+    ASSERT_TRUE(
+        stream->Write(auto_poke(s.id(), seq++, x, top + radius + 2e-3 - 1e-3 * i, z, radius)));
+    ASSERT_TRUE(stream->Read(&reply));
+    ASSERT_TRUE(reply.rejected().empty()) << reply.rejected();
+    EXPECT_EQ(reply.contact_model(), v1::CONTACT_MODEL_CONSTRAINT) << i;
+    ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1).ok());
+  }
+  ASSERT_TRUE(stream->Write(auto_poke(s.id(), seq++, x, top + radius - 5e-3, z, radius)));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.contact_model(), v1::CONTACT_MODEL_CONSTRAINT);
+  ASSERT_TRUE(reply.has_contact_problem()) << "a constraint tool's reply carries its problem";
+  EXPECT_GT(reply.contact_problem().contacts(), 0);
+  EXPECT_GT(reply.force().y(), 0);
+  v1::SessionInfo info = get_session(*stub, s.id());
+  EXPECT_GT(info.last_step().constraint_contacts(), 0);
+
+  // The solver changed to CG (no factor): the same tool's commands are penalty ones, not
+  // refused. A 2 cm sphere pressed 8 mm into the frozen beam (paused: no step) meets its vertices
+  // through the penalty spring (whose force there may even point into the beam: vertex contact,
+  // the defect constraint contact removes); the next step presses the beam with it as a penalty
+  // obstacle.
+  v1::UpdateSettingsRequest update;
+  update.set_session_id(s.id());
+  update.mutable_settings()->set_solver("cg");
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  ASSERT_TRUE(stream->Write(auto_poke(s.id(), seq++, 0.15, top + 0.02 - 8e-3, 0.02, 0.02)));
+  ASSERT_TRUE(stream->Read(&reply));
+  ASSERT_TRUE(reply.rejected().empty()) << reply.rejected();
+  EXPECT_EQ(reply.contact_model(), v1::CONTACT_MODEL_PENALTY);
+  EXPECT_FALSE(reply.has_contact_problem());
+  EXPECT_GT(reply.contacts(), 0);
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1).ok());
+  info = get_session(*stub, s.id());
+  EXPECT_EQ(info.last_step().constraint_contacts(), 0);
+  EXPECT_GT(info.last_step().contacts(), 0) << "the tool pressed as a penalty obstacle";
+  stream->WritesDone();
+  EXPECT_TRUE(stream->Finish().ok());
+
+  // A session created on CG: auto is penalty from its first command, where an explicit
+  // constraint tool is refused (AConstraintToolIsPushedOutOfTheBodyAtEveryDepth).
+  const v1::SessionInfo iterative = create_session(*stub, "cantilever", true, {"solver.type=cg"});
+  auto ctx2 = context();
+  auto stream2 = stub->Interact(ctx2.get());
+  ASSERT_TRUE(stream2->Write(auto_poke(iterative.id(), 1, x, top + radius + 2e-3, z, radius)));
+  ASSERT_TRUE(stream2->Read(&reply));
+  EXPECT_TRUE(reply.rejected().empty()) << reply.rejected();
+  EXPECT_EQ(reply.contact_model(), v1::CONTACT_MODEL_PENALTY);
+  stream2->WritesDone();
+  EXPECT_TRUE(stream2->Finish().ok());
+}
+
 // A tool of the server's own shape (ToolShape MESH, meshes/tools/tools.json): ListScenes offers the
 // blade in metres, and pressed edge first into the cantilever (constraint contact) its force
 // never pulls it in and grows with depth; an unknown surface is refused naming the field.
@@ -384,7 +459,7 @@ TEST_F(Streams, AMeshToolFromTheServersListPressesTheBody) {
     EXPECT_GE(reply.force().y(), 0) << "depth step " << i;  // never pulls the tool in
     EXPECT_LT(std::abs(reply.force().x()) + std::abs(reply.force().z()), reply.force().y() + 1e-9);
   }
-  EXPECT_EQ(fy[0], 0.0);           // 2 mm above: no contact
+  EXPECT_EQ(fy[0], 0.0);  // 2 mm above: no contact
   EXPECT_GE(reply.contacts(), 1);
   const auto first = static_cast<size_t>(
       std::find_if(fy.begin(), fy.end(), [](double f) { return f > 0; }) - fy.begin());

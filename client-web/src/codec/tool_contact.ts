@@ -32,6 +32,11 @@ export class ToolContactSolver {
       [...p.freeMotion], [...p.friction], [...p.frames], [...p.forces]);
   }
 
+  /** Forgets the problem (a poke the server no longer resolves by constraints). */
+  clear(): void {
+    this.wasm.load(0, 0, 0, 0, [], false, [], [], [], []);
+  }
+
   get empty(): boolean {
     return this.wasm.empty();
   }

@@ -13,6 +13,15 @@ import type { BodyView } from "../render/view";
 import { CandidateReach } from "./candidate_reach";
 
 export type ToolKind = "orbit" | "grab" | "poke";
+// How the poke's contact is resolved: "auto" lets the server pick constraint contact where the
+// session's step solves it (ToolCommand CONTACT_MODEL_AUTO), else penalty.
+export type ContactChoice = "auto" | "constraint" | "penalty";
+
+const CONTACT_MODELS: Record<ContactChoice, ContactModel> = {
+  auto: ContactModel.AUTO,
+  constraint: ContactModel.CONSTRAINT,
+  penalty: ContactModel.PENALTY,
+};
 
 export interface ToolCommandInit {
   sessionId: string;
@@ -34,9 +43,22 @@ export interface ToolCommandInit {
 export class ToolController {
   kind: ToolKind = "orbit";
   grabStiffness = 300;  // N/m
-  // Poke by constraint contact (non-penetration, Coulomb friction) rather than a penalty spring.
-  constraintContact = false;
+  // Poke by constraint contact (non-penetration, Coulomb friction) or a penalty spring; auto: the
+  // server's choice for the session (`appliedContact`, from its replies).
+  contact: ContactChoice = "auto";
+  // What the server's last reply applied (null: no reply yet, or a server before the field).
+  appliedContact: "constraint" | "penalty" | null = null;
   frictionCoefficient = 0.3;
+
+  /** True when the poke may be a constraint one (the server may send contact problems). */
+  get mayBeConstraint(): boolean {
+    return this.contact !== "penalty";
+  }
+
+  /** True when the server resolves the poke as constraints (its contact problems apply). */
+  get constraintContact(): boolean {
+    return this.contact === "constraint" || (this.contact === "auto" && this.appliedContact === "constraint");
+  }
   // How long a reply may take [s] (set from the measured round trips): with the tool's speed it
   // sets the candidate reach a constraint poke asks for (candidate_reach.ts).
   linkDelayS = 0;
@@ -163,9 +185,9 @@ export class ToolController {
       radius: this.pokeRadius,
       toolMesh: this.pokeMesh?.name ?? "",
       grabStiffness: this.grabStiffness,
-      contactModel: this.constraintContact ? ContactModel.CONSTRAINT : ContactModel.PENALTY,
-      frictionCoefficient: this.constraintContact ? this.frictionCoefficient : 0,
-      candidateReach: this.constraintContact ? this.reach.reach(this.linkDelayS) : 0,
+      contactModel: CONTACT_MODELS[this.contact],
+      frictionCoefficient: this.mayBeConstraint ? this.frictionCoefficient : 0,
+      candidateReach: this.mayBeConstraint ? this.reach.reach(this.linkDelayS) : 0,
       contactProblemEncoding: ContactProblemEncoding.UPPER_FLOAT,
       pose: { position: { x: this.target.x, y: this.target.y, z: this.target.z } },
       velocity,

@@ -23,6 +23,8 @@ export class Hud {
   private readonly renderTimes = new RollingSeries(120);
   private readonly roundTrips = new RollingSeries(200);
   private last: StepSample | null = null;
+  // How the server resolved the last poke ("constraint" or "penalty"; null: no poke answered).
+  contactModel: string | null = null;
   private frames = 0;
   private lastText = 0;
 
@@ -88,7 +90,8 @@ export class Hud {
         `solver ${s ? s.iterations : "–"} it · residual ${s ? s.residual.toExponential(1) : "–"}`,
         `inverted elements ${s ? s.invertedElements : "–"}`,
         `step ${s ? s.stepMs.toFixed(2) : "–"} ms · frame ${s ? (s.frameBytes / 1024).toFixed(1) : "–"} KiB`,
-        `tool round trip ${Number.isFinite(rtt) ? rtt.toFixed(2) + " ms" : "–"}`,
+        `tool round trip ${Number.isFinite(rtt) ? rtt.toFixed(2) + " ms" : "–"}` +
+          (this.contactModel ? ` · contact ${this.contactModel}` : ""),
         `render ${this.renderFps.toFixed(0)} fps`,
       ];
       this.text.textContent = lines.join("\n");
