@@ -19,6 +19,8 @@
 # run a shorter list of rows over 0.6 s, each against the exact reference only (--reference
 # --exact-only: one reference, its Newton directions through a reused factor). The bunny's soft
 # and grabbed variants are left out: their exact reference falls back (its slivers, docs/solvers.md).
+# armadillo-stiff (about 45 minutes at DURATION=0.3; needs ../shared/meshes/armadillo.node,
+# 144,153 tetrahedra) is bunny-stiff's scene with the armadillo standing on its anchored feet.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh softbody-sim >/dev/null
@@ -71,6 +73,9 @@ for case in $cases; do
     bunny-stiff) large_case "$case" bench/scenes/bunny-step.json --set solver.type=auto \
       --set solver.max_iterations=100 --set solver.tolerance=1e-6; continue ;;
     hand-soft) large_case "$case" bench/scenes/hand-sag.json; continue ;;
+    armadillo-stiff) large_case "$case" bench/scenes/bunny-step.json --set solver.type=auto \
+      --set solver.max_iterations=100 --set solver.tolerance=1e-6 \
+      --set "mesh.file=$(pwd)/../shared/meshes/armadillo.node"; continue ;;
     knight-stiff) scene=scenes/knight.json; extra=() ;;
     knight-soft) scene=scenes/knight.json; extra=(--set material.E=2e4) ;;
     default-push) scene=scenes/default.json; extra=() ;;

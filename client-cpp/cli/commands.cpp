@@ -363,7 +363,8 @@ int haptic(Client& client, const HapticCommandOptions& h) {
                 report["round_trip_ms"].value("p50", 0.0),
                 report["round_trip_ms"].value("p99", 0.0),
                 report["model_age_ms"].value("p50", 0.0));
-    std::printf("contact: %ld of %ld ticks, largest force %.3f N%s\n",
+    std::printf("contact (%s): %ld of %ld ticks, largest force %.3f N%s\n",
+                report["contact_model"].get<std::string>().c_str(),
                 report["ticks_in_contact"].get<long>(), report["ticks"].get<long>(),
                 report["largest_force_n"].get<double>(),
                 report["ticks_in_contact"].get<long>() == 0 ? " (the tool touched nothing)" : "");
