@@ -183,7 +183,8 @@ void HapticLoop::on_reply(const v1::ForceReply& reply, Clock::time_point receive
   m.model = from_proto(reply.model());
   // The problem belongs to the step the reply's model was built from; an older one is dropped,
   // and so is any once the server says the tool is a penalty one (AUTO after the session's
-  // solver changed). (Servers before the field leave it unspecified.)
+  // solver changed). (Servers before the field leave it unspecified; they also reject AUTO, so
+  // a client talking to one sends penalty or constraint.)
   if (!last_problem_.empty() && last_problem_.step == m.model.step &&
       reply.contact_model() != v1::CONTACT_MODEL_PENALTY)
     m.problem = last_problem_;

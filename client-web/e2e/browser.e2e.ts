@@ -278,6 +278,7 @@ describe("browser client", () => {
           throw new Error(`${e.message}: ${JSON.stringify(await probe(page))}`);
         });
       await shot(page, "05c-blade.png");
+      expect((await probe(page)).appliedContact).toBe("constraint");
     } finally {
       await page.mouse.up();
       await page.selectOption("#poke-shape", "");

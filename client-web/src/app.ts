@@ -335,14 +335,15 @@ export class App {
     this.probe.answeredClientTimeS = reply.clientTimeS;
     if (reply.contactModel === ContactModel.CONSTRAINT || reply.contactModel === ContactModel.PENALTY) {
       const applied = reply.contactModel === ContactModel.CONSTRAINT ? "constraint" : "penalty";
-      // A poke the server now resolves as a penalty spring (auto, after the session's solver
-      // changed) must not be drawn from an old step's contact problem.
-      if (applied === "penalty" && this.tools.appliedContact === "constraint") this.contactSolver?.clear();
+      // A poke the server resolves as a penalty spring (auto on a session whose step has no
+      // constraint contact, or after its solver changed) is not drawn from a contact problem.
+      if (applied === "penalty") this.contactSolver?.clear();
       this.tools.appliedContact = applied;
       this.hud.contactModel = applied;
       this.probe.appliedContact = applied;
     }
-    if (reply.contactProblem && this.contactSolver?.load(reply.contactProblem)) {
+    if (reply.contactProblem && reply.contactModel !== ContactModel.PENALTY &&
+        this.contactSolver?.load(reply.contactProblem)) {
       ++this.probe.contactProblems;
       this.probe.contactFriction = Array.from(reply.contactProblem.friction);
       if (reply.contactProblem.complianceUpper.length > 0) ++this.probe.compactContactProblems;
@@ -614,7 +615,11 @@ export class App {
     }
     ($("contact-model") as HTMLSelectElement).addEventListener("change", (e) => {
       this.tools.contact = (e.target as HTMLSelectElement).value as ContactChoice;
-      this.tools.appliedContact = null;  // until the server says what it made of it
+      // Until the server says what it made of the new choice, nothing of the old one is drawn.
+      this.tools.appliedContact = null;
+      this.hud.contactModel = null;
+      this.probe.appliedContact = null;
+      this.contactSolver?.clear();
     });
     input("contact-mu").addEventListener("change", (e) => {
       // The server takes [0, 10]; what the field cannot hold it clamps, so what is sent is shown.

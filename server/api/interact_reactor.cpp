@@ -82,7 +82,8 @@ void InteractReactor::answer(const v1::ToolCommand& command, Clock::time_point r
   // with its first reply: the newer reply takes it over when it has none of its own.
   if (replies_.size() > 1 && replies_.back().rejected().empty()) {
     v1::ForceReply& superseded = replies_.back();
-    if (!reply.has_contact_problem() && superseded.has_contact_problem())
+    if (!reply.has_contact_problem() && superseded.has_contact_problem() &&
+        reply.contact_model() == v1::CONTACT_MODEL_CONSTRAINT)
       reply.mutable_contact_problem()->Swap(superseded.mutable_contact_problem());
     reply.set_superseded(superseded.superseded() + 1);
     superseded = std::move(reply);

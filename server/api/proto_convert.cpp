@@ -197,8 +197,9 @@ std::string tool_input_from_proto(const v1::ToolCommand& c, Index num_vertices,
     case v1::CONTACT_MODEL_CONSTRAINT:
       in.contact.model = ContactModel::kConstraint;
       break;
-    case v1::CONTACT_MODEL_AUTO:  // resolved against the session by answer_tool_command
+    case v1::CONTACT_MODEL_AUTO:  // resolved against the session (resolve_contact_model)
       in.contact.model = ContactModel::kPenalty;
+      in.contact_auto = true;
       break;
     default:
       return "contact_model: unknown contact model " + std::to_string(c.contact_model());

@@ -104,13 +104,15 @@ void Session::pause_stepping() {
 }
 
 void Session::step(double lag_s, bool scheduled) {
-  StepInputs inputs = tool_inputs();
-  inputs.tolerance = effective_tolerance_.load();
   StepStats stats;
   double cpu_seconds = 0;
   {
     std::lock_guard lock(state_mutex_);
     if (scheduled && !running) return;
+    // Under the state mutex: the tools meet the model this step runs (a settings change swaps it
+    // under the same mutex).
+    StepInputs inputs = tool_inputs();
+    inputs.tolerance = effective_tolerance_.load();
     const double cpu_before = team_cpu_seconds();
     stats = integrator_->step(state_, inputs);
     cpu_seconds = team_cpu_seconds() - cpu_before;
@@ -200,16 +202,23 @@ StepInputs Session::tool_inputs() {
   int constraint_obstacles = static_cast<int>(std::count_if(
       model_->obstacles.begin(), model_->obstacles.end(),
       [](const Obstacle& o) { return o.contact.model == ContactModel::kConstraint; }));
+  const bool solvable = softbody::steps_constraint_contact(model_->options);
   std::lock_guard lock(streams_mutex_);
   for (const auto& tool : tools_) {
     std::lock_guard tool_lock(tool->mutex);
     tool->stepping = {};
     if (!tool->has_input) continue;
+    // An auto tool follows a settings change from this step on, before its next command.
+    resolve_contact_model(tool->input, solvable);
     const ToolInput& in = tool->input;
     if (in.mode == ToolMode::kPoke) {
-      if (in.contact.model == ContactModel::kConstraint)
+      ToolInput stepped = in;
+      // An explicit constraint tool on a step that no longer solves constraint contact (its
+      // next command is refused, naming why) presses as a penalty obstacle meanwhile.
+      if (!solvable) stepped.contact.model = ContactModel::kPenalty;
+      if (stepped.contact.model == ContactModel::kConstraint)
         tool->stepping = {constraint_obstacles++, in.position};
-      inputs.obstacles.push_back(tool_obstacle(in));
+      inputs.obstacles.push_back(tool_obstacle(stepped));
     } else if (in.mode == ToolMode::kGrab && tool->grab_vertex >= 0) {
       inputs.anchors.push_back({tool->grab_vertex,
                                 make_sampled_trajectory(in.position, in.velocity),
@@ -258,6 +267,10 @@ codec::Vec3d Session::answer(Tool& tool, const ToolInput& input, int& contacts,
       tool.grab_vertex = best;
     }
   }
+  // A tool turned from penalty to constraint contact (auto after a settings change) gets its
+  // step's contact problem again, though that step's was sent while it was a penalty one.
+  if (tool.has_input && tool.input.contact.model != input.contact.model)
+    tool.problem_sent_step = -1;
   tool.input = input;
   tool.has_input = true;
   const codec::Vec3d x{input.position.x(), input.position.y(), input.position.z()};

@@ -25,8 +25,15 @@ bool same_tool_configuration(const ToolInput& a, const ToolInput& b) {
          a.half_length == b.half_length && a.orientation.coeffs() == b.orientation.coeffs() &&
          a.contact.stiffness == b.contact.stiffness && a.contact.damping == b.contact.damping &&
          a.contact.friction == b.contact.friction && a.contact.model == b.contact.model &&
-         a.contact.mu == b.contact.mu && a.grab_stiffness == b.grab_stiffness &&
-         a.grab_damping == b.grab_damping && a.requested_grab_vertex == b.requested_grab_vertex;
+         a.contact_auto == b.contact_auto && a.contact.mu == b.contact.mu &&
+         a.grab_stiffness == b.grab_stiffness && a.grab_damping == b.grab_damping &&
+         a.requested_grab_vertex == b.requested_grab_vertex;
+}
+
+void resolve_contact_model(ToolInput& input, bool step_solves_constraint) {
+  if (input.mode == ToolMode::kPoke && input.contact_auto)
+    input.contact.model =
+        step_solves_constraint ? ContactModel::kConstraint : ContactModel::kPenalty;
 }
 
 Obstacle tool_obstacle(const ToolInput& input) {

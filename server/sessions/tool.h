@@ -32,6 +32,9 @@ struct ToolInput {
   double half_length = 0;
   std::shared_ptr<const RigidSurface> surface;  // kMesh's, from the server's ToolMeshes
   ContactParameters contact{.stiffness = 2e4, .damping = 50, .friction = 1e4};
+  // CONTACT_MODEL_AUTO: `contact.model` is whatever the session's step solves now, set by
+  // resolve_contact_model for each command and again for each step (a live settings change).
+  bool contact_auto = false;
   double grab_stiffness = 200;
   double grab_damping = 2;
   int requested_grab_vertex = -1;  // -1: the nearest surface vertex
@@ -41,6 +44,10 @@ struct ToolInput {
 // Whether two inputs differ in anything but position, velocity and buttons (then a coupling model
 // built for one is not valid for the other).
 bool same_tool_configuration(const ToolInput& a, const ToolInput& b);
+
+// Sets an auto poke's contact model for a session whose step does (`step_solves_constraint`) or
+// does not solve constraint contact; other inputs are left as they are.
+void resolve_contact_model(ToolInput& input, bool step_solves_constraint);
 
 // The rigid obstacle a poking tool is.
 Obstacle tool_obstacle(const ToolInput& input);

@@ -21,14 +21,15 @@ void answer_tool_command(Session& session, Tool& tool, const Caller& caller, Cal
   ToolInput input;
   std::string problem =
       tool_input_from_proto(command, session.mesh().num_vertices(), tool_meshes, input);
-  if (problem.empty() && command.contact_model() == v1::CONTACT_MODEL_AUTO)
-    input.contact.model =
-        session.steps_constraint_contact() ? ContactModel::kConstraint : ContactModel::kPenalty;
-  else if (problem.empty() && input.contact.model == ContactModel::kConstraint &&
-           !solver_keeps_factor(session.options().solver))
-    problem =
-        "contact_model: constraint contact needs a factor: the session's solver must be auto "
-        "or direct";
+  if (problem.empty() && input.mode == ToolMode::kPoke) {
+    const bool solvable = session.steps_constraint_contact();
+    resolve_contact_model(input, solvable);
+    if (input.contact.model == ContactModel::kConstraint && !solvable)
+      problem =
+          "contact_model: constraint contact needs a step that solves it: the session's "
+          "solver must be auto or direct (it keeps a factor) and its integrator one of " +
+          contact_stage_integrator_names();
+  }
   if (!problem.empty()) {
     // Rejected: zero force, the tool keeps its previous pose; the stream goes on (a glitching
     // device must not lose its connection).
@@ -46,9 +47,10 @@ void answer_tool_command(Session& session, Tool& tool, const Caller& caller, Cal
       to_proto(contact_problem, command.contact_problem_encoding(),
                *reply.mutable_contact_problem());
     reply.set_contacts(contacts);
-    reply.set_contact_model(input.contact.model == ContactModel::kConstraint
-                                ? v1::CONTACT_MODEL_CONSTRAINT
-                                : v1::CONTACT_MODEL_PENALTY);
+    if (input.mode == ToolMode::kPoke)
+      reply.set_contact_model(input.contact.model == ContactModel::kConstraint
+                                  ? v1::CONTACT_MODEL_CONSTRAINT
+                                  : v1::CONTACT_MODEL_PENALTY);
   }
   metrics.tool_commands.fetch_add(1, std::memory_order_relaxed);
   const double seconds = std::chrono::duration<double>(Clock::now() - received).count();

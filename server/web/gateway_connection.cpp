@@ -354,7 +354,9 @@ void GatewayConnection::tool_command(const v1::ClientMessage& message) {
     ++forces_coalesced_;
     gateway_.metrics().websocket_force_replies_coalesced.fetch_add(1, std::memory_order_relaxed);
   }
-  if (carry && !force_message_.force().has_contact_problem())
+  // (Not into a reply whose tool is no longer a constraint one: auto after a settings change.)
+  if (carry && !force_message_.force().has_contact_problem() &&
+      force_message_.force().contact_model() == v1::CONTACT_MODEL_CONSTRAINT)
     force_message_.mutable_force()->mutable_contact_problem()->Swap(&carried);
   force_message_.mutable_force()->set_superseded(superseded);
   force_ = serialize(force_message_);

@@ -82,6 +82,8 @@ TEST(HapticLoop, PenPushesIntoTheBodyAndFeelsItPushBack) {
     EXPECT_GT(report["commands_sent"].get<long>(), 1000);
     EXPECT_EQ(report["replies_missing"].get<long>(), 0) << report.dump(2);
     EXPECT_EQ(report["commands_rejected"].get<long>(), 0);
+    // The loop's default contact (auto) on the cantilever's Newton step: constraint contact.
+    EXPECT_EQ(report["contact_model"], "constraint");
     EXPECT_GT(report["model_age_ms"]["count"].get<long>(), 1000);
     EXPECT_EQ(report["placement"], "cpu unpinned, SCHED_OTHER");
   }

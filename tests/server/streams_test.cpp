@@ -335,7 +335,7 @@ TEST_F(Streams, AConstraintToolIsPushedOutOfTheBodyAtEveryDepth) {
   refused.set_contact_model(v1::CONTACT_MODEL_CONSTRAINT);
   ASSERT_TRUE(stream2->Write(refused));
   ASSERT_TRUE(stream2->Read(&reply));
-  EXPECT_NE(reply.rejected().find("contact_model: constraint contact needs a factor"),
+  EXPECT_NE(reply.rejected().find("contact_model: constraint contact needs a step that solves it"),
             std::string::npos)
       << reply.rejected();
   stream2->WritesDone();
@@ -401,6 +401,18 @@ TEST_F(Streams, AnAutoToolIsAConstraintOneWhereTheStepSolvesItAndAPenaltyOneElse
   info = get_session(*stub, s.id());
   EXPECT_EQ(info.last_step().constraint_contacts(), 0);
   EXPECT_GT(info.last_step().contacts(), 0) << "the tool pressed as a penalty obstacle";
+
+  // Back on a factor (auto), the same tool is a constraint one again from the next step on, before
+  // any command: the step re-resolves it; the next reply says so and carries that step's problem.
+  update.mutable_settings()->set_solver("auto");
+  ASSERT_TRUE(stub->UpdateSettings(context().get(), update, &info).ok());
+  ASSERT_TRUE(control(*stub, s.id(), v1::CONTROL_ACTION_STEP, 1).ok());
+  info = get_session(*stub, s.id());
+  EXPECT_GT(info.last_step().constraint_contacts(), 0);
+  ASSERT_TRUE(stream->Write(auto_poke(s.id(), seq++, 0.15, top + 0.02 - 8e-3, 0.02, 0.02)));
+  ASSERT_TRUE(stream->Read(&reply));
+  EXPECT_EQ(reply.contact_model(), v1::CONTACT_MODEL_CONSTRAINT);
+  EXPECT_TRUE(reply.has_contact_problem());
   stream->WritesDone();
   EXPECT_TRUE(stream->Finish().ok());
 
@@ -415,6 +427,27 @@ TEST_F(Streams, AnAutoToolIsAConstraintOneWhereTheStepSolvesItAndAPenaltyOneElse
   EXPECT_EQ(reply.contact_model(), v1::CONTACT_MODEL_PENALTY);
   stream2->WritesDone();
   EXPECT_TRUE(stream2->Finish().ok());
+
+  // Under an integrator without a contact stage (VBD; its solver is auto, with a factor) auto is
+  // penalty too, and an explicit constraint tool is refused naming the integrators that solve it.
+  const v1::SessionInfo fast =
+      create_session(*stub, "cantilever", true, {"integrator.type=vbd", "material.model=stvk-tl"});
+  auto ctx3 = context();
+  auto stream3 = stub->Interact(ctx3.get());
+  ASSERT_TRUE(stream3->Write(auto_poke(fast.id(), 1, x, top + radius + 2e-3, z, radius)));
+  ASSERT_TRUE(stream3->Read(&reply));
+  EXPECT_TRUE(reply.rejected().empty()) << reply.rejected();
+  EXPECT_EQ(reply.contact_model(), v1::CONTACT_MODEL_PENALTY);
+  v1::ToolCommand explicit_constraint = poke(fast.id(), 2, x, top + radius + 2e-3, radius, z);
+  explicit_constraint.set_contact_model(v1::CONTACT_MODEL_CONSTRAINT);
+  ASSERT_TRUE(stream3->Write(explicit_constraint));
+  ASSERT_TRUE(stream3->Read(&reply));
+  EXPECT_NE(reply.rejected().find("contact_model: constraint contact needs a step that solves it"),
+            std::string::npos)
+      << reply.rejected();
+  EXPECT_NE(reply.rejected().find("implicit-euler"), std::string::npos) << reply.rejected();
+  stream3->WritesDone();
+  EXPECT_TRUE(stream3->Finish().ok());
 }
 
 // A tool of the server's own shape (ToolShape MESH, meshes/tools/tools.json): ListScenes offers the
