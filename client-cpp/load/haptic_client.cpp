@@ -11,7 +11,8 @@ namespace {
 
 // A sphere of 1.5 cm radius oscillating at 1 Hz along x into the body's side at 60 % height; the
 // phase differs per client so several tools do not move in lockstep.
-v1::ToolCommand scripted_command(const v1::BoundingBox& box, double t, double phase) {
+v1::ToolCommand scripted_command(const v1::BoundingBox& box, double t, double phase,
+                                 v1::ContactModel contact_model) {
   const double height = box.min().y() + 0.6 * (box.max().y() - box.min().y());
   const double amplitude = 0.25 * (box.max().x() - box.min().x());
   const double a = 2 * M_PI * t + phase;
@@ -24,6 +25,8 @@ v1::ToolCommand scripted_command(const v1::BoundingBox& box, double t, double ph
   c.mutable_velocity()->set_x(-amplitude * 2 * M_PI * std::sin(a));
   c.set_radius(0.015);
   c.set_mode(v1::TOOL_MODE_POKE);
+  c.set_contact_model(contact_model);
+  if (contact_model != v1::CONTACT_MODEL_PENALTY) c.set_friction_coefficient(0.3);
   return c;
 }
 
@@ -105,7 +108,8 @@ void run_haptic_client(Client& client, const v1::SessionInfo& session, const Loa
       backoff_s = moved ? kFirstBackoffS : std::min(2 * backoff_s, kLastBackoffS);
       continue;
     }
-    v1::ToolCommand c = scripted_command(session.rest_bounds(), seconds(now), phase);
+    v1::ToolCommand c =
+        scripted_command(session.rest_bounds(), seconds(now), phase, o.contact_model);
     c.set_sequence(sequence++);
     if (stream->send(std::move(c))) backoff_s = kFirstBackoffS;
   }

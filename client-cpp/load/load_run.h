@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "softbody/v1/interact.pb.h"
+
 namespace softbody::client {
 
 struct LoadOptions {
@@ -19,7 +21,11 @@ struct LoadOptions {
   int sessions = 1;
   int subscribers_per_session = 1;
   int haptic_per_session = 1;
-  double rate_hz = 1000;       // tool commands per second per haptic client
+  double rate_hz = 1000;  // tool commands per second per haptic client
+  // How the scripted tools press (ToolCommand.contact_model). Penalty by default, what clients
+  // before CONTACT_MODEL_AUTO send, so capacity figures compare across releases; AUTO is what the
+  // browser and softbody-client send today.
+  v1::ContactModel contact_model = v1::CONTACT_MODEL_PENALTY;
   double frame_rate_hz = 60;   // requested subscriber frame rate
   double error_bound = 1e-4;   // subscriber frame error bound (of the diagonal)
   double duration_s = 10;      // measured (per stage with a ramp)

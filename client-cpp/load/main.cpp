@@ -38,6 +38,18 @@ int main(int argc, char** argv) {
   app.add_option("--haptic-per-session", o.haptic_per_session, "haptic command streams")
       ->capture_default_str()
       ->check(CLI::Range(0, 100));
+  app.add_option_function<std::string>(
+         "--contact",
+         [&o](const std::string& model) {
+           o.contact_model = model == "constraint" ? softbody::v1::CONTACT_MODEL_CONSTRAINT
+                             : model == "auto"     ? softbody::v1::CONTACT_MODEL_AUTO
+                                                   : softbody::v1::CONTACT_MODEL_PENALTY;
+         },
+         "how the scripted tools press: penalty (default, as clients before auto), auto (what "
+         "the browser and softbody-client send: constraint where the session's step solves it) "
+         "or constraint (friction 0.3 for both)")
+      ->default_str("penalty")
+      ->check(CLI::IsMember({"penalty", "auto", "constraint"}));
   app.add_option("--rate", o.rate_hz, "tool commands per second per haptic stream [Hz]")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 10000.0));

@@ -341,6 +341,30 @@ TEST_F(Tools, LoadRunRampsUpAndPrintsATable) {
   EXPECT_EQ(nlohmann::json::parse(impossible.out)["capacity_sessions"].get<int>(), 0);
 }
 
+// --contact chooses how the scripted tools press: on a session whose solver keeps no factor (CG) an
+// explicit constraint tool is refused at every command, auto is taken (as penalty there).
+TEST_F(Tools, LoadRunPressesWithTheContactModelAsked) {
+  const std::string base = std::string(SOFTBODY_LOAD) + " --server " + address() +
+                           " --scene cantilever --set solver.type=cg"
+                           " --subscribers-per-session 0 --haptic-per-session 1 --rate 200"
+                           " --duration 0.5 --warmup 0.2 --json";
+  auto constraint = run_process(base + " --contact constraint");
+  ASSERT_EQ(constraint.exit_code, 0) << constraint.out << constraint.err;
+  const auto refused = nlohmann::json::parse(constraint.out);
+  EXPECT_GT(refused["commands_rejected"].get<long>(), 0) << constraint.out;
+  // Every command is refused (bar those in flight when the stream closed).
+  EXPECT_GE(10 * refused["commands_rejected"].get<long>(),
+            9 * refused["commands_sent"].get<long>());
+  auto automatic = run_process(base + " --contact auto");
+  ASSERT_EQ(automatic.exit_code, 0) << automatic.out << automatic.err;
+  const auto taken = nlohmann::json::parse(automatic.out);
+  EXPECT_GT(taken["commands_sent"].get<long>(), 0) << automatic.out;
+  EXPECT_EQ(taken["commands_rejected"].get<long>(), 0) << automatic.out;
+  auto bad = run_process(base + " --contact spring");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--contact"), std::string::npos) << bad.err;
+}
+
 TEST_F(Tools, LoadRunReportsEveryMetricAndEnforcesThresholds) {
   const std::string base = std::string(SOFTBODY_LOAD) + " --server " + address() +
                            " --scene cantilever --sessions 2 --subscribers-per-session 2"
