@@ -6,6 +6,7 @@
 #include "client-cpp/cli/command_line.h"
 #include "client-cpp/cli/commands.h"
 #include "client-cpp/cli/security_flags.h"
+#include "client-cpp/client/contact_model_names.h"
 #include "client-cpp/net/delay_proxy.h"
 
 int main(int argc, char** argv) {
@@ -130,16 +131,13 @@ int main(int argc, char** argv) {
     cmd->add_option_function<std::string>(
            "--contact",
            [&h](const std::string& model) {
-             h.loop.tool.contact_model = model == "constraint"
-                                             ? softbody::v1::CONTACT_MODEL_CONSTRAINT
-                                         : model == "penalty" ? softbody::v1::CONTACT_MODEL_PENALTY
-                                                              : softbody::v1::CONTACT_MODEL_AUTO;
+             h.loop.tool.contact_model = *softbody::client::contact_model_named(model);
            },
            "auto (default: constraint where the session's step solves it, else penalty), "
            "penalty (a spring of the stiffness above against the body's vertices) or constraint "
            "(non-penetration against its faces, Coulomb friction)")
         ->default_str("auto")
-        ->check(CLI::IsMember({"auto", "penalty", "constraint"}));
+        ->check(CLI::IsMember(softbody::client::contact_model_names()));
     cmd->add_option("--mu", h.loop.tool.friction_coefficient,
                     "Coulomb friction coefficient of constraint contact")
         ->capture_default_str()

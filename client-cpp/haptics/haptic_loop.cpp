@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "client-cpp/client/contact_model_names.h"
 #include "codec/compact_compliance.h"
 
 namespace softbody::client {
@@ -65,13 +66,6 @@ double distance(const Vec3& a, const Vec3& b) {
 // spring, the candidate reach and the problem's encoding).
 bool may_be_constraint(v1::ContactModel model) {
   return model == v1::CONTACT_MODEL_CONSTRAINT || model == v1::CONTACT_MODEL_AUTO;
-}
-
-// The contact model the server's replies gave the tool, as the report names it.
-const char* contact_model_name(int model) {
-  return model == v1::CONTACT_MODEL_CONSTRAINT ? "constraint"
-         : model == v1::CONTACT_MODEL_PENALTY  ? "penalty"
-                                               : "unknown";
 }
 
 }  // namespace

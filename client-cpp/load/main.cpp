@@ -7,6 +7,7 @@
 
 #include "client-cpp/cli/command_line.h"
 #include "client-cpp/cli/security_flags.h"
+#include "client-cpp/client/contact_model_names.h"
 #include "client-cpp/load/load_report.h"
 #include "client-cpp/load/load_run.h"
 
@@ -41,15 +42,13 @@ int main(int argc, char** argv) {
   app.add_option_function<std::string>(
          "--contact",
          [&o](const std::string& model) {
-           o.contact_model = model == "constraint" ? softbody::v1::CONTACT_MODEL_CONSTRAINT
-                             : model == "auto"     ? softbody::v1::CONTACT_MODEL_AUTO
-                                                   : softbody::v1::CONTACT_MODEL_PENALTY;
+           o.contact_model = *softbody::client::contact_model_named(model);
          },
          "how the scripted tools press: penalty (default, as clients before auto), auto (what "
          "the browser and softbody-client send: constraint where the session's step solves it) "
          "or constraint (friction 0.3 for both)")
       ->default_str("penalty")
-      ->check(CLI::IsMember({"penalty", "auto", "constraint"}));
+      ->check(CLI::IsMember(softbody::client::contact_model_names()));
   app.add_option("--rate", o.rate_hz, "tool commands per second per haptic stream [Hz]")
       ->capture_default_str()
       ->check(CLI::Range(1.0, 10000.0));

@@ -1,6 +1,6 @@
 #include "server/sessions/tool_commands.h"
 
-#include "engine/scene/contact_section.h"
+#include "engine/sim/integrator_options.h"
 #include "server/api/proto_convert.h"
 
 namespace softbody::server {

@@ -416,38 +416,43 @@ TEST_F(Streams, AnAutoToolIsAConstraintOneWhereTheStepSolvesItAndAPenaltyOneElse
   stream->WritesDone();
   EXPECT_TRUE(stream->Finish().ok());
 
+  // The replies to `commands`, sent on a stream of their own.
+  auto replies_on_new_stream = [&](const std::vector<v1::ToolCommand>& commands) {
+    auto own_ctx = context();
+    auto own = stub->Interact(own_ctx.get());
+    std::vector<v1::ForceReply> replies(commands.size());
+    for (size_t i = 0; i < commands.size(); ++i) {
+      EXPECT_TRUE(own->Write(commands[i]));
+      EXPECT_TRUE(own->Read(&replies[i]));
+    }
+    own->WritesDone();
+    EXPECT_TRUE(own->Finish().ok());
+    return replies;
+  };
+
   // A session created on CG: auto is penalty from its first command, where an explicit
   // constraint tool is refused (AConstraintToolIsPushedOutOfTheBodyAtEveryDepth).
   const v1::SessionInfo iterative = create_session(*stub, "cantilever", true, {"solver.type=cg"});
-  auto ctx2 = context();
-  auto stream2 = stub->Interact(ctx2.get());
-  ASSERT_TRUE(stream2->Write(auto_poke(iterative.id(), 1, x, top + radius + 2e-3, z, radius)));
-  ASSERT_TRUE(stream2->Read(&reply));
+  reply =
+      replies_on_new_stream({auto_poke(iterative.id(), 1, x, top + radius + 2e-3, z, radius)})[0];
   EXPECT_TRUE(reply.rejected().empty()) << reply.rejected();
   EXPECT_EQ(reply.contact_model(), v1::CONTACT_MODEL_PENALTY);
-  stream2->WritesDone();
-  EXPECT_TRUE(stream2->Finish().ok());
 
   // Under an integrator without a contact stage (VBD; its solver is auto, with a factor) auto is
   // penalty too, and an explicit constraint tool is refused naming the integrators that solve it.
   const v1::SessionInfo fast =
       create_session(*stub, "cantilever", true, {"integrator.type=vbd", "material.model=stvk-tl"});
-  auto ctx3 = context();
-  auto stream3 = stub->Interact(ctx3.get());
-  ASSERT_TRUE(stream3->Write(auto_poke(fast.id(), 1, x, top + radius + 2e-3, z, radius)));
-  ASSERT_TRUE(stream3->Read(&reply));
-  EXPECT_TRUE(reply.rejected().empty()) << reply.rejected();
-  EXPECT_EQ(reply.contact_model(), v1::CONTACT_MODEL_PENALTY);
   v1::ToolCommand explicit_constraint = poke(fast.id(), 2, x, top + radius + 2e-3, radius, z);
   explicit_constraint.set_contact_model(v1::CONTACT_MODEL_CONSTRAINT);
-  ASSERT_TRUE(stream3->Write(explicit_constraint));
-  ASSERT_TRUE(stream3->Read(&reply));
-  EXPECT_NE(reply.rejected().find("contact_model: constraint contact needs a step that solves it"),
-            std::string::npos)
-      << reply.rejected();
-  EXPECT_NE(reply.rejected().find("implicit-euler"), std::string::npos) << reply.rejected();
-  stream3->WritesDone();
-  EXPECT_TRUE(stream3->Finish().ok());
+  const std::vector<v1::ForceReply> on_vbd = replies_on_new_stream(
+      {auto_poke(fast.id(), 1, x, top + radius + 2e-3, z, radius), explicit_constraint});
+  EXPECT_TRUE(on_vbd[0].rejected().empty()) << on_vbd[0].rejected();
+  EXPECT_EQ(on_vbd[0].contact_model(), v1::CONTACT_MODEL_PENALTY);
+  EXPECT_NE(
+      on_vbd[1].rejected().find("contact_model: constraint contact needs a step that solves it"),
+      std::string::npos)
+      << on_vbd[1].rejected();
+  EXPECT_NE(on_vbd[1].rejected().find("implicit-euler"), std::string::npos) << on_vbd[1].rejected();
 }
 
 // A tool of the server's own shape (ToolShape MESH, meshes/tools/tools.json): ListScenes offers the
